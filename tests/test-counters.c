@@ -6,6 +6,8 @@
 
 #include "damon-perfd/counters.h"
 
+#include "check-main.h"
+
 START_TEST(test_names_unique_and_owned) {
         for (int a = 0; a < _DP_C_MAX; a++) {
                 ck_assert_ptr_nonnull(dp_counter_name(a));
@@ -212,8 +214,6 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("counters");
         TCase *tc = tcase_create("core");
-        SRunner *sr;
-        int failed;
 
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_names_unique_and_owned);
@@ -224,9 +224,5 @@ int main(void) {
         tcase_add_test(tc, test_state_machine);
         suite_add_tcase(s, tc);
 
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? 1 : 0;
+        return dp_check_run(s);
 }

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The perf.data reader against a real capture
+ * ($DP_TESTDATA/pagefault-system.perf.data, `perf record -e page-faults -c 1
+ * -d -a`) and the `perf script` text of the same file, which prints
+ * "comm pid/tid [cpu] secs.usecs: addr ip" per sample, sorted by time.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "damon-perfd/macro.h"
+#include "damon-perfd/perf-data.h"
+
+#include "check-main.h"
+
+#define CHECK(cond, ...)                                \
+        do {                                            \
+                if (!(cond))                            \
+                        ck_abort_msg(__VA_ARGS__);      \
+        } while (0)
+
+#define DATA_FILE "pagefault-system.perf.data"
+#define SCRIPT_FILE "pagefault-system.perf.script"
+/* FIELD-NOTES §1: the software page-fault event reports "not available" in every field. */
+#define DATA_SRC_NA UINT64_C(0x1e05080021)
+
+struct row {
+        uint64_t time, addr, ip, order;
+        uint32_t pid, tid, cpu;
+};
+
+static char *testdata_path(const char *name) {
+        const char *dir = getenv("DP_TESTDATA");
+        char *path;
+
+        if (!dir)
+                ck_abort_msg("DP_TESTDATA is not set; run through `meson test` (tests/meson.build sets it)");
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+        if (access(path, R_OK) < 0)
+                ck_abort_msg("test data %s is missing (%s); the shared testdata directory is needed",
+                             path, strerror(errno));
+        return path;
+}
+
+static void *read_whole(const char *path, size_t *size) {
+        FILE *f = fopen(path, "re");
+        uint8_t *buf;
+        long n;
+
+        CHECK(f, "cannot open %s: %s", path, strerror(errno));
+        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+        n = ftell(f);
+        ck_assert_int_gt(n, 0);
+        rewind(f);
+        buf = malloc((size_t) n);
+        ck_assert_ptr_nonnull(buf);
+        ck_assert_uint_eq(fread(buf, 1, (size_t) n, f), (size_t) n);
+        fclose(f);
+        *size = (size_t) n;
+        return buf;
+}
+
+/* Splits off the last whitespace-separated token of line[0..*len). */
+static char *last_token(char *line, size_t *len) {
+        while (*len > 0 && line[*len - 1] == ' ')
+                line[--*len] = '\0';
+        while (*len > 0 && line[*len - 1] != ' ')
+                (*len)--;
+        return line + *len;
+}
+
+/* The comm may hold spaces, so the columns are taken from the right. */
+static size_t load_script(struct row **ret) {
+        _cleanup_free_ char *path = testdata_path(SCRIPT_FILE);
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0, cap = 0, linecap = 0;
+        struct row *rows = NULL;
+        FILE *f = fopen(path, "re");
+        ssize_t got;
+
+        CHECK(f, "cannot open %s: %s", path, strerror(errno));
+        while ((got = getline(&line, &linecap, f)) > 0) {
+                size_t len = (size_t) got;
+                char *ip, *addr, *time, *cpu, *ids;
+                uint64_t secs, usecs;
+                struct row r = { .order = n };
+
+                if (line[len - 1] == '\n')
+                        line[--len] = '\0';
+                /* Each call cuts off the spaces before the token it returned last. */
+                ip = last_token(line, &len);
+                addr = last_token(line, &len);
+                time = last_token(line, &len);
+                cpu = last_token(line, &len);
+                ids = last_token(line, &len);
+                CHECK(len > 0, "script line %zu has no comm", n + 1);
+                CHECK(sscanf(ip, "%" SCNx64, &r.ip) == 1 && sscanf(addr, "%" SCNx64, &r.addr) == 1 &&
+                      sscanf(time, "%" SCNu64 ".%6" SCNu64 ":", &secs, &usecs) == 2 &&
+                      sscanf(cpu, "[%" SCNu32 "]", &r.cpu) == 1 &&
+                      sscanf(ids, "%" SCNu32 "/%" SCNu32, &r.pid, &r.tid) == 2,
+                      "cannot parse script line %zu", n + 1);
+                r.time = secs * 1000000 + usecs; /* microseconds, as printed */
+                if (n == cap) {
+                        cap = cap ? 2 * cap : 4096;
+                        rows = realloc(rows, cap * sizeof(*rows));
+                        ck_assert_ptr_nonnull(rows);
+                }
+                rows[n++] = r;
+        }
+        fclose(f);
+        *ret = rows;
+        return n;
+}
+
+struct walk {
+        struct row *samples;
+        size_t n_samples, cap;
+        uint64_t *offsets;       /* file offset of every record, and the end */
+        size_t n_records;
+        size_t n_by_type[128];
+        int end;                 /* what dp_perf_data_next() returned last */
+};
+
+static void walk_free(struct walk *w) {
+        free(w->samples);
+        free(w->offsets);
+}
+
+static void walk_all(struct dp_perf_data *d, struct walk *w) {
+        struct dp_perf_data_record rec;
+        int r;
+
+        *w = (struct walk) {};
+        while ((r = dp_perf_data_next(d, &rec)) > 0) {
+                uint32_t type = rec.header->type;
+
+                w->n_by_type[DP_MIN(type, (uint32_t) DP_ARRAY_SIZE(w->n_by_type) - 1)]++;
+                if (w->n_records % 4096 == 0) {
+                        w->offsets = realloc(w->offsets, (w->n_records + 4097) * sizeof(*w->offsets));
+                        ck_assert_ptr_nonnull(w->offsets);
+                }
+                w->offsets[w->n_records++] = rec.file_offset;
+                if (type != PERF_RECORD_SAMPLE)
+                        continue;
+
+                if (w->n_samples == w->cap) {
+                        w->cap = w->cap ? 2 * w->cap : 4096;
+                        w->samples = realloc(w->samples, w->cap * sizeof(*w->samples));
+                        ck_assert_ptr_nonnull(w->samples);
+                }
+                w->samples[w->n_samples] = (struct row) {
+                        .time = rec.sample.time, .addr = rec.sample.addr, .ip = rec.sample.ip,
+                        .pid = rec.sample.pid, .tid = rec.sample.tid, .cpu = rec.sample.cpu,
+                        .order = w->n_samples,
+                };
+                w->n_samples++;
+        }
+        w->end = r;
+}
+
+static bool same_rows(const struct row *a, const struct row *b, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (a[i].time != b[i].time || a[i].addr != b[i].addr || a[i].ip != b[i].ip ||
+                    a[i].pid != b[i].pid || a[i].tid != b[i].tid || a[i].cpu != b[i].cpu)
+                        return false;
+        return true;
+}
+
+static int compare_time(const void *a, const void *b) {
+        const struct row *x = a, *y = b;
+
+        if (x->time != y->time)
+                return x->time < y->time ? -1 : 1;
+        return x->order < y->order ? -1 : x->order > y->order;
+}
+
+START_TEST(test_matches_perf_script) {
+        _cleanup_free_ char *path = testdata_path(DATA_FILE);
+        _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+        _cleanup_free_ struct row *script = NULL;
+        struct dp_perf_data_record rec;
+        struct walk w;
+        size_t n_script, n = 0, other = 0;
+        int r;
+
+        n_script = load_script(&script);
+        ck_assert_uint_gt(n_script, 1000);
+
+        ck_assert_int_eq(dp_perf_data_open(path, &d), 0);
+        ck_assert_uint_eq(dp_perf_data_attr_count(d), 2);
+        ck_assert_uint_eq(dp_perf_data_attr(d, 0)->sample_type,
+                          PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                          PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC);
+        ck_assert_uint_eq(dp_perf_data_attr(d, 0)->type, PERF_TYPE_SOFTWARE);
+        ck_assert_uint_eq(dp_perf_data_attr(d, 0)->config, PERF_COUNT_SW_PAGE_FAULTS);
+        ck_assert_uint_eq(dp_perf_data_attr(d, 1)->config, PERF_COUNT_SW_DUMMY);
+        ck_assert_ptr_null(dp_perf_data_attr(d, 2));
+
+        /* Every sample belongs to the page-fault event; every kernel record
+         * carries a trailer naming one of the two. */
+        while ((r = dp_perf_data_next(d, &rec)) > 0) {
+                if (rec.header->type == PERF_RECORD_SAMPLE) {
+                        CHECK(rec.attr_index == 0, "sample %zu attributed to attr %d", n, rec.attr_index);
+                        CHECK(rec.sample.data_src == DATA_SRC_NA, "sample %zu data_src %#" PRIx64, n,
+                              rec.sample.data_src);
+                        CHECK(rec.sample.tid != 0 || rec.sample.pid == 0, "sample %zu: tid 0", n);
+                        n++;
+                } else if (rec.header->type < DP_PERF_RECORD_USER_TYPE_START) {
+                        CHECK(rec.attr_index >= 0 && rec.sample_id.present != 0,
+                              "kernel record type %u at %#" PRIx64 " without trailer", rec.header->type,
+                              rec.file_offset);
+                        other++;
+                } else
+                        CHECK(rec.attr_index == -1, "perf record type %u attributed", rec.header->type);
+        }
+        ck_assert_int_eq(r, 0);
+        ck_assert_uint_gt(other, 100);
+
+        dp_perf_data_rewind(d);
+        walk_all(d, &w);
+        ck_assert_int_eq(w.end, 0);
+        ck_assert_uint_eq(w.n_samples, n);
+        ck_assert_uint_gt(w.n_by_type[PERF_RECORD_MMAP2], 0);
+        ck_assert_uint_gt(w.n_by_type[PERF_RECORD_COMM], 0);
+        ck_assert_uint_gt(w.n_by_type[DP_PERF_RECORD_FINISHED_ROUND], 0);
+
+        /* perf script sorts by time; the file holds per-CPU chunks. */
+        qsort(w.samples, w.n_samples, sizeof(*w.samples), compare_time);
+        ck_assert_uint_eq(w.n_samples, n_script);
+        for (size_t i = 0; i < n_script; i++) {
+                const struct row *got = &w.samples[i], *want = &script[i];
+
+                CHECK(got->pid == want->pid && got->tid == want->tid && got->cpu == want->cpu &&
+                      got->addr == want->addr && got->ip == want->ip && got->time / 1000 == want->time,
+                      "script line %zu: got %u/%u [%u] %" PRIu64 " %#" PRIx64 " %#" PRIx64
+                      ", want %u/%u [%u] %" PRIu64 " %#" PRIx64 " %#" PRIx64, i + 1,
+                      got->pid, got->tid, got->cpu, got->time / 1000, got->addr, got->ip,
+                      want->pid, want->tid, want->cpu, want->time, want->addr, want->ip);
+        }
+        walk_free(&w);
+}
+END_TEST
+
+START_TEST(test_memory_equals_file) {
+        _cleanup_free_ char *path = testdata_path(DATA_FILE);
+        _cleanup_perf_data_ struct dp_perf_data *from_file = NULL, *from_memory = NULL, *tiny = NULL;
+        _cleanup_free_ uint8_t *buf = NULL, *shifted = NULL;
+        struct walk a, b;
+        size_t size;
+
+        buf = read_whole(path, &size);
+        ck_assert_int_eq(dp_perf_data_open(path, &from_file), 0);
+        /* At an odd address: the reader must not depend on the caller's alignment. */
+        shifted = malloc(size + 1);
+        ck_assert_ptr_nonnull(shifted);
+        memcpy(shifted + 1, buf, size);
+        ck_assert_int_eq(dp_perf_data_open_memory(shifted + 1, size, &from_memory), 0);
+        ck_assert_int_eq(dp_perf_data_open_memory(buf, 1, &tiny), -EBADMSG);
+        ck_assert_ptr_null(tiny);
+
+        walk_all(from_file, &a);
+        walk_all(from_memory, &b);
+        ck_assert_int_eq(a.end, 0);
+        ck_assert_int_eq(b.end, 0);
+        ck_assert_uint_eq(a.n_records, b.n_records);
+        ck_assert_uint_eq(a.n_samples, b.n_samples);
+        ck_assert_int_eq(same_rows(a.samples, b.samples, a.n_samples), true);
+        walk_free(&a);
+        walk_free(&b);
+}
+END_TEST
+
+static uint64_t get_u64(const uint8_t *p) {
+        uint64_t v;
+
+        memcpy(&v, p, 8);
+        return v;
+}
+
+static void set_u64(uint8_t *p, uint64_t v) {
+        memcpy(p, &v, 8);
+}
+
+/* A prefix of the file, which must be refused, or read as a prefix of the
+ * records. */
+static void check_prefix_outcome(const uint8_t *buf, size_t len, const struct walk *full) {
+        _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+        struct walk w;
+        int r;
+
+        r = dp_perf_data_open_memory(buf, len, &d);
+        if (r < 0) {
+                CHECK(r == -EBADMSG || r == -EPROTO, "%zu bytes: open gave %d (%s)", len, r, strerror(-r));
+                return;
+        }
+        walk_all(d, &w);
+        CHECK(w.end == 0 || w.end == -EBADMSG, "%zu bytes: iteration gave %d", len, w.end);
+        CHECK(w.n_samples <= full->n_samples && w.n_records <= full->n_records,
+              "%zu bytes: more than all", len);
+        CHECK(same_rows(w.samples, full->samples, w.n_samples),
+              "%zu bytes: not a prefix", len);
+        walk_free(&w);
+}
+
+/* How many of @full's records end at or before @cut bytes into the data
+ * section, and whether one starts (or the section ends) right at @cut. */
+static size_t records_before(const struct walk *full, uint64_t data_offset, uint64_t data_size, uint64_t cut,
+                             bool *at_boundary) {
+        size_t n = 0;
+
+        while (n < full->n_records &&
+               (n + 1 < full->n_records ? full->offsets[n + 1] - data_offset : data_size) <= cut)
+                n++;
+        *at_boundary = (n < full->n_records ? full->offsets[n] - data_offset : data_size) == cut;
+        return n;
+}
+
+START_TEST(test_truncated_copies) {
+        _cleanup_free_ char *path = testdata_path(DATA_FILE);
+        _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+        _cleanup_free_ uint8_t *buf = NULL, *copy = NULL;
+        uint64_t data_offset, data_size;
+        struct walk full;
+        size_t size, cuts = 0;
+
+        buf = read_whole(path, &size);
+        ck_assert_int_eq(dp_perf_data_open_memory(buf, size, &d), 0);
+        walk_all(d, &full);
+        ck_assert_int_eq(full.end, 0);
+
+        /* Plain truncation: the header's sections no longer fit. */
+        for (size_t len = 0; len < size; len += len < 4096 ? 1 : 4093)
+                check_prefix_outcome(buf, len, &full);
+        for (size_t len = size - 64; len < size; len++)
+                check_prefix_outcome(buf, len, &full);
+
+        /* A capture cut inside the data section, its header saying so (as
+         * when perf is stopped hard): a prefix of the records, then either a
+         * clean end at a record boundary or -EBADMSG. */
+        data_offset = get_u64(buf + 40);
+        data_size = get_u64(buf + 48);
+        copy = malloc(size);
+        ck_assert_ptr_nonnull(copy);
+        for (uint64_t cut = 0; cut <= data_size; cut += cut < 2048 ? 1 : 4099 + cut % 8, cuts++) {
+                _cleanup_perf_data_ struct dp_perf_data *t = NULL;
+                struct walk w;
+                bool at_boundary;
+                size_t whole;
+
+                memcpy(copy, buf, data_offset + cut);
+                set_u64(copy + 48, cut);
+                memset(copy + 72, 0, 32); /* the feature sections are gone too */
+                ck_assert_int_eq(dp_perf_data_open_memory(copy, data_offset + cut, &t), 0);
+                walk_all(t, &w);
+
+                whole = records_before(&full, data_offset, data_size, cut, &at_boundary);
+                CHECK(w.n_records == whole, "cut %" PRIu64 ": %zu records, want %zu", cut, w.n_records, whole);
+                CHECK(w.end == (at_boundary ? 0 : -EBADMSG), "cut %" PRIu64 ": end %d", cut, w.end);
+                CHECK(same_rows(w.samples, full.samples, w.n_samples),
+                      "cut %" PRIu64 ": not a prefix", cut);
+                walk_free(&w);
+        }
+        ck_assert_uint_gt(cuts, 2000);
+        walk_free(&full);
+}
+END_TEST
+
+static int open_patched(const uint8_t *buf, size_t size, size_t at, const void *bytes, size_t n,
+                        struct dp_perf_data **ret) {
+        _cleanup_free_ uint8_t *copy = malloc(size);
+
+        ck_assert_ptr_nonnull(copy);
+        memcpy(copy, buf, size);
+        memcpy(copy + at, bytes, n);
+        return dp_perf_data_open_memory(copy, size, ret);
+}
+
+/* The first error of a walk over a patched copy. */
+static int walk_patched(const uint8_t *buf, size_t size, size_t at, const void *bytes, size_t n) {
+        _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+        struct dp_perf_data_record rec;
+        int r;
+
+        r = open_patched(buf, size, at, bytes, n, &d);
+        ck_assert_int_eq(r, 0);
+        while ((r = dp_perf_data_next(d, &rec)) > 0)
+                ;
+        /* Errors stick. */
+        ck_assert_int_eq(dp_perf_data_next(d, &rec), r);
+        return r;
+}
+
+START_TEST(test_malformed) {
+        _cleanup_free_ char *path = testdata_path(DATA_FILE);
+        _cleanup_free_ uint8_t *buf = NULL;
+        struct dp_perf_data *d = NULL;
+        uint64_t data_offset, first_sample = 0, v;
+        size_t size;
+
+        buf = read_whole(path, &size);
+        data_offset = get_u64(buf + 40);
+
+        ck_assert_int_eq(open_patched(buf, size, 0, "PERFILE3", 8, &d), -EBADMSG);
+        ck_assert_int_eq(open_patched(buf, size, 0, "2ELIFREP", 8, &d), -EPROTONOSUPPORT);
+        ck_assert_int_eq(open_patched(buf, size, 0, "PERFFILE", 8, &d), -EPROTONOSUPPORT);
+        v = 16; /* pipe mode */
+        ck_assert_int_eq(open_patched(buf, size, 8, &v, 8, &d), -EPROTONOSUPPORT);
+        v = 100;
+        ck_assert_int_eq(open_patched(buf, size, 8, &v, 8, &d), -EBADMSG);
+        v = 136; /* attr_size disagreeing with attr.size */
+        ck_assert_int_eq(open_patched(buf, size, 16, &v, 8, &d), -EBADMSG);
+        v = size; /* attrs section beyond the end */
+        ck_assert_int_eq(open_patched(buf, size, 24, &v, 8, &d), -EBADMSG);
+        v = UINT64_MAX;
+        ck_assert_int_eq(open_patched(buf, size, 32, &v, 8, &d), -EBADMSG);
+        ck_assert_int_eq(open_patched(buf, size, 48, &v, 8, &d), -EBADMSG);
+        v = data_offset + 4;
+        ck_assert_int_eq(open_patched(buf, size, 40, &v, 8, &d), -EBADMSG);
+        v = UINT64_C(1) << 40; /* sample_type bits nobody knows */
+        ck_assert_int_eq(open_patched(buf, size, get_u64(buf + 24) + 24, &v, 8, &d), -EPROTO);
+        ck_assert_ptr_null(d);
+        ck_assert_int_eq(dp_perf_data_open_memory(buf, 0, &d), -EBADMSG);
+        ck_assert_int_eq(dp_perf_data_open_memory(NULL, 10, &d), -EINVAL);
+        ck_assert_int_eq(dp_perf_data_open("/nonexistent/perf.data", &d), -ENOENT);
+        ck_assert_int_eq(dp_perf_data_open("/", &d), -EISDIR);
+
+        /* Find the first sample and break it in different ways. */
+        for (uint64_t off = data_offset; off < data_offset + get_u64(buf + 48);) {
+                struct perf_event_header h;
+
+                memcpy(&h, buf + off, sizeof(h));
+                if (h.type == PERF_RECORD_SAMPLE) {
+                        first_sample = off;
+                        break;
+                }
+                off += h.size;
+        }
+        ck_assert_uint_gt(first_sample, 0);
+        {
+                /* IP TID TIME ADDR ID: the ID is the fifth word of the body. */
+                uint64_t unknown_id = 0xdeadbeef;
+                uint16_t bad_size;
+                uint32_t type;
+
+                ck_assert_int_eq(walk_patched(buf, size, first_sample + 8 + 32, &unknown_id, 8), -EPROTO);
+                bad_size = 0;
+                ck_assert_int_eq(walk_patched(buf, size, first_sample + 6, &bad_size, 2), -EBADMSG);
+                bad_size = 60;
+                ck_assert_int_eq(walk_patched(buf, size, first_sample + 6, &bad_size, 2), -EBADMSG);
+                bad_size = 72; /* one word too many for the sample's fields */
+                ck_assert_int_eq(walk_patched(buf, size, first_sample + 6, &bad_size, 2), -EBADMSG);
+                type = 81; /* PERF_RECORD_COMPRESSED */
+                ck_assert_int_eq(walk_patched(buf, size, first_sample, &type, 4), -EOPNOTSUPP);
+                type = 70; /* some perf-internal record: passed through */
+                ck_assert_int_eq(walk_patched(buf, size, first_sample, &type, 4), 0);
+        }
+}
+END_TEST
+
+/* Random damage anywhere in the first part of the file: any answer but a
+ * crash (run under ASan/UBSan). */
+START_TEST(test_random_damage) {
+        _cleanup_free_ char *path = testdata_path(DATA_FILE);
+        _cleanup_free_ uint8_t *buf = NULL, *copy = NULL;
+        uint64_t rng = 42;
+        size_t size, opened = 0, len;
+
+        buf = read_whole(path, &size);
+        len = DP_MIN(size, (size_t) 64 * 1024);
+        copy = malloc(size);
+        ck_assert_ptr_nonnull(copy);
+        for (unsigned i = 0; i < 400; i++) {
+                _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+                struct dp_perf_data_record rec;
+                unsigned records = 0;
+                int r;
+
+                memcpy(copy, buf, size);
+                for (unsigned k = 0; k < 1 + i % 8; k++) {
+                        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                        copy[(rng >> 33) % len] ^= (uint8_t) (1u << ((rng >> 29) & 7));
+                }
+                if (dp_perf_data_open_memory(copy, size, &d) < 0)
+                        continue;
+                opened++;
+                /* The damage is near the start; a few thousand records cover it. */
+                while (records++ < 3000 && (r = dp_perf_data_next(d, &rec)) > 0)
+                        CHECK(rec.header->size >= 8 && rec.file_offset + rec.header->size <= size,
+                              "bad record");
+        }
+        ck_assert_uint_gt(opened, 100);
+}
+END_TEST
+
+static Suite *perf_data_suite(void) {
+        Suite *s = suite_create("perf-data");
+        TCase *tc = tcase_create("core");
+
+        tcase_set_timeout(tc, 300);
+        tcase_add_test(tc, test_matches_perf_script);
+        tcase_add_test(tc, test_memory_equals_file);
+        tcase_add_test(tc, test_truncated_copies);
+        tcase_add_test(tc, test_malformed);
+        tcase_add_test(tc, test_random_damage);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return dp_check_run(perf_data_suite());
+}
