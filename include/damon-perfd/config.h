@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The daemon's settings, with their defaults.  (The file parser comes with the
+ * configuration work; today they are set from the command line.) */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DP_CONFIG_MAX_PIDS 64
+
+enum dp_target_mode {
+        DP_TARGETS_ALL,         /* every process seen, up to max_targets */
+        DP_TARGETS_PIDS,        /* only the configured pids */
+        DP_TARGETS_PHYS,        /* the physical address space */
+};
+
+struct dp_config {
+        char source[32];                /* "auto" or a source name */
+        char cpus[256];                 /* CPU list; empty = every online CPU */
+        uint64_t sample_period;         /* 0 = the source's default */
+        uint32_t ring_pages;            /* data pages per CPU ring, power of two */
+        uint32_t queue_capacity;        /* samples per CPU queue, power of two */
+        uint32_t poll_ms;               /* reader wakes at least this often */
+
+        enum dp_target_mode target_mode;
+        uint32_t pids[DP_CONFIG_MAX_PIDS];
+        size_t n_pids;
+        uint32_t max_targets;
+        uint32_t min_nr_regions, max_nr_regions;
+        uint64_t sample_interval_us, aggr_interval_us, maps_refresh_us;
+};
+
+void dp_config_init(struct dp_config *c);
+
+/* Checks ranges and relations between settings; 0 or -EINVAL with a static
+ * explanation in *why. */
+int dp_config_validate(const struct dp_config *c, const char **why);

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "damon-perfd/config.h"
+
+void dp_config_init(struct dp_config *c) {
+        *c = (struct dp_config) {
+                .source = "auto",
+                .ring_pages = 64,               /* 256 KiB: ~5k page-fault samples of 48 bytes */
+                .queue_capacity = 65536,
+                .poll_ms = 100,
+                .target_mode = DP_TARGETS_ALL,
+                .max_targets = 256,
+                .min_nr_regions = 10,           /* DAMON's defaults */
+                .max_nr_regions = 1000,
+                .sample_interval_us = 5000,
+                .aggr_interval_us = 100000,
+                .maps_refresh_us = 1000000,
+        };
+}
+
+static bool is_pow2(uint64_t v) {
+        return v && !(v & (v - 1));
+}
+
+int dp_config_validate(const struct dp_config *c, const char **why) {
+        const char *bad = NULL;
+
+        if (!is_pow2(c->ring_pages) || c->ring_pages > 65536)
+                bad = "ring pages must be a power of two up to 65536";
+        else if (!is_pow2(c->queue_capacity) || c->queue_capacity < 64 || c->queue_capacity > (1u << 24))
+                bad = "queue capacity must be a power of two between 64 and 16777216";
+        else if (c->poll_ms == 0 || c->poll_ms > 10000)
+                bad = "poll interval must be between 1 and 10000 ms";
+        else if (c->target_mode == DP_TARGETS_PIDS && c->n_pids == 0)
+                bad = "pid targets need at least one pid";
+        else if (c->max_targets == 0)
+                bad = "max targets must be at least 1";
+        else if (c->min_nr_regions < 3 || c->min_nr_regions > c->max_nr_regions)
+                bad = "regions need 3 <= min <= max (as DAMON)";
+        else if (c->sample_interval_us == 0 || c->aggr_interval_us < c->sample_interval_us)
+                bad = "intervals need 0 < sample <= aggregation";
+        else if (c->maps_refresh_us < c->aggr_interval_us)
+                bad = "maps refresh interval must be at least the aggregation interval";
+
+        if (why)
+                *why = bad;
+        return bad ? -EINVAL : 0;
+}
