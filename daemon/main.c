@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp-config.h"
+#include "log.h"
+#include "manager.h"
+
+static void help(void) {
+        printf("damon-perfd [OPTIONS...]\n\n"
+               "Samples memory accesses on every CPU with the best memory-access PMU the machine has\n"
+               "and tracks DAMON-like hot and cold regions of the sampled address spaces.\n\n"
+               "  -h --help                  Show this help\n"
+               "     --version               Show the version\n"
+               "     --source=NAME           auto (default) or pagefault\n"
+               "     --cpus=LIST             CPUs to sample, e.g. 0-3,6 (default: all online)\n"
+               "     --pid=PID               Track this process (repeatable; default: every process seen)\n"
+               "     --phys                  Track the physical address space instead of processes\n"
+               "     --max-targets=N         Cap on processes tracked when tracking all (default 256)\n"
+               "     --sample-period=N       Events per sample (default: the source's)\n"
+               "     --ring-pages=N          Data pages per CPU ring, a power of two (default 64)\n"
+               "     --queue-size=N          Samples per CPU queue, a power of two (default 65536)\n"
+               "     --min-regions=N         Minimum regions per target (default 10)\n"
+               "     --max-regions=N         Maximum regions per target (default 1000)\n"
+               "     --sample-interval-ms=N  DAMON sampling interval (default 5)\n"
+               "     --aggr-interval-ms=N    DAMON aggregation interval (default 100)\n"
+               "     --duration=SEC          Exit after SEC seconds (default: run until signalled)\n"
+               "     --print-interval=SEC    Print counters and hottest regions every SEC seconds\n"
+               "     --top=N                 Regions shown by --print-interval (default 10)\n"
+               "     --dump-stats[=FORMAT]   Print the final counters on exit: text (default) or json\n"
+               "     --stats-file=PATH       Write the final counters as JSON to PATH on exit\n"
+               "  -v --verbose               Log debug messages\n");
+}
+
+static int parse_u64(const char *arg, const char *name, uint64_t min, uint64_t max, uint64_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        errno = 0;
+        v = strtoull(arg, &end, 10);
+        if (errno || end == arg || *end || arg[0] == '-' || v < min || v > max) {
+                log_error("--%s: expected a whole number between %llu and %llu, got '%s'", name,
+                          (unsigned long long) min, (unsigned long long) max, arg);
+                return -EINVAL;
+        }
+        *ret = v;
+        return 0;
+}
+
+static int parse_u32(const char *arg, const char *name, uint32_t min, uint32_t max, uint32_t *ret) {
+        uint64_t v;
+        int r = parse_u64(arg, name, min, max, &v);
+
+        if (r == 0)
+                *ret = (uint32_t) v;
+        return r;
+}
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_SOURCE,
+        ARG_CPUS,
+        ARG_PID,
+        ARG_PHYS,
+        ARG_MAX_TARGETS,
+        ARG_SAMPLE_PERIOD,
+        ARG_RING_PAGES,
+        ARG_QUEUE_SIZE,
+        ARG_MIN_REGIONS,
+        ARG_MAX_REGIONS,
+        ARG_SAMPLE_INTERVAL,
+        ARG_AGGR_INTERVAL,
+        ARG_DURATION,
+        ARG_PRINT_INTERVAL,
+        ARG_TOP,
+        ARG_DUMP_STATS,
+        ARG_STATS_FILE,
+};
+
+static int parse_argv(int argc, char **argv, struct manager_options *o) {
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "source", required_argument, NULL, ARG_SOURCE },
+                { "cpus", required_argument, NULL, ARG_CPUS },
+                { "pid", required_argument, NULL, ARG_PID },
+                { "phys", no_argument, NULL, ARG_PHYS },
+                { "max-targets", required_argument, NULL, ARG_MAX_TARGETS },
+                { "sample-period", required_argument, NULL, ARG_SAMPLE_PERIOD },
+                { "ring-pages", required_argument, NULL, ARG_RING_PAGES },
+                { "queue-size", required_argument, NULL, ARG_QUEUE_SIZE },
+                { "min-regions", required_argument, NULL, ARG_MIN_REGIONS },
+                { "max-regions", required_argument, NULL, ARG_MAX_REGIONS },
+                { "sample-interval-ms", required_argument, NULL, ARG_SAMPLE_INTERVAL },
+                { "aggr-interval-ms", required_argument, NULL, ARG_AGGR_INTERVAL },
+                { "duration", required_argument, NULL, ARG_DURATION },
+                { "print-interval", required_argument, NULL, ARG_PRINT_INTERVAL },
+                { "top", required_argument, NULL, ARG_TOP },
+                { "dump-stats", optional_argument, NULL, ARG_DUMP_STATS },
+                { "stats-file", required_argument, NULL, ARG_STATS_FILE },
+                { "verbose", no_argument, NULL, 'v' },
+                {}
+        };
+        struct dp_config *c = &o->config;
+        const char *why;
+        uint64_t v;
+        uint32_t pid;
+        int opt, r = 0;
+
+        while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0) {
+                switch (opt) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("damon-perfd %s\n", DP_VERSION);
+                        return 0;
+                case ARG_SOURCE:
+                        if (strlen(optarg) >= sizeof(c->source)) {
+                                log_error("--source: name too long: '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        strcpy(c->source, optarg);
+                        break;
+                case ARG_CPUS:
+                        if (strlen(optarg) >= sizeof(c->cpus)) {
+                                log_error("--cpus: list too long");
+                                return -EINVAL;
+                        }
+                        strcpy(c->cpus, optarg);
+                        break;
+                case ARG_PID:
+                        r = parse_u32(optarg, "pid", 1, INT_MAX, &pid);
+                        if (r < 0)
+                                return r;
+                        if (c->n_pids >= DP_CONFIG_MAX_PIDS) {
+                                log_error("--pid: at most %d pids", DP_CONFIG_MAX_PIDS);
+                                return -E2BIG;
+                        }
+                        if (c->target_mode == DP_TARGETS_PHYS) {
+                                log_error("--pid and --phys exclude each other");
+                                return -EINVAL;
+                        }
+                        c->pids[c->n_pids++] = pid;
+                        c->target_mode = DP_TARGETS_PIDS;
+                        break;
+                case ARG_PHYS:
+                        if (c->target_mode == DP_TARGETS_PIDS) {
+                                log_error("--pid and --phys exclude each other");
+                                return -EINVAL;
+                        }
+                        c->target_mode = DP_TARGETS_PHYS;
+                        break;
+                case ARG_MAX_TARGETS:
+                        r = parse_u32(optarg, "max-targets", 1, 65536, &c->max_targets);
+                        break;
+                case ARG_SAMPLE_PERIOD:
+                        r = parse_u64(optarg, "sample-period", 1, UINT64_MAX >> 1, &c->sample_period);
+                        break;
+                case ARG_RING_PAGES:
+                        r = parse_u32(optarg, "ring-pages", 1, 65536, &c->ring_pages);
+                        break;
+                case ARG_QUEUE_SIZE:
+                        r = parse_u32(optarg, "queue-size", 64, 1u << 24, &c->queue_capacity);
+                        break;
+                case ARG_MIN_REGIONS:
+                        r = parse_u32(optarg, "min-regions", 3, 1u << 20, &c->min_nr_regions);
+                        break;
+                case ARG_MAX_REGIONS:
+                        r = parse_u32(optarg, "max-regions", 3, 1u << 20, &c->max_nr_regions);
+                        break;
+                case ARG_SAMPLE_INTERVAL:
+                        r = parse_u64(optarg, "sample-interval-ms", 1, 60000, &v);
+                        c->sample_interval_us = v * 1000;
+                        break;
+                case ARG_AGGR_INTERVAL:
+                        r = parse_u64(optarg, "aggr-interval-ms", 1, 600000, &v);
+                        c->aggr_interval_us = v * 1000;
+                        c->maps_refresh_us = DP_MAX(c->maps_refresh_us, c->aggr_interval_us);
+                        break;
+                case ARG_DURATION:
+                        r = parse_u64(optarg, "duration", 0, 365ull * 24 * 3600, &o->duration_sec);
+                        break;
+                case ARG_PRINT_INTERVAL:
+                        r = parse_u64(optarg, "print-interval", 1, 86400, &o->print_interval_sec);
+                        break;
+                case ARG_TOP:
+                        r = parse_u32(optarg, "top", 1, 1000, &o->top);
+                        break;
+                case ARG_DUMP_STATS:
+                        if (!optarg || strcmp(optarg, "text") == 0)
+                                o->dump_stats = DUMP_TEXT;
+                        else if (strcmp(optarg, "json") == 0)
+                                o->dump_stats = DUMP_JSON;
+                        else {
+                                log_error("--dump-stats: expected text or json, got '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_STATS_FILE:
+                        o->stats_file = optarg;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_DEBUG);
+                        break;
+                default:
+                        return -EINVAL;
+                }
+                if (r < 0)
+                        return r;
+        }
+        if (optind < argc) {
+                log_error("unexpected argument '%s' (see --help)", argv[optind]);
+                return -EINVAL;
+        }
+        if (dp_config_validate(c, &why) < 0) {
+                log_error("invalid settings: %s", why);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+int main(int argc, char **argv) {
+        struct manager_options options = { .top = 10 };
+        struct manager *m = NULL;
+        int r;
+
+        log_setup();
+        dp_config_init(&options.config);
+        r = parse_argv(argc, argv, &options);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+
+        r = manager_new(&options, &m);
+        if (r < 0)
+                return EXIT_FAILURE;
+        r = manager_run(m);
+        manager_free(m);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

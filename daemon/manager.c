@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "damon-perfd/cpu-list.h"
+#include "damon-perfd/proc-parse.h"
+#include "damon-perfd/stats.h"
+#include "log.h"
+#include "manager.h"
+#include "pmu-select.h"
+#include "report.h"
+#include "sampler.h"
+#include "tracker-thread.h"
+
+struct manager {
+        struct manager_options o;
+        const struct dp_source *source;
+        struct dp_cpu_list cpus;
+
+        size_t n;
+        struct sampler *samplers;
+        struct dp_cpu_stats *stats;     /* cache-line aligned, one per sampler */
+        int stop_fd;
+        atomic_bool readers_stop;
+        struct tracker_thread *tracker;
+
+        sd_event *event;
+        uint64_t start_ns;
+        struct dp_stats_view view;      /* scratch for reports */
+};
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static int load_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
+        _cleanup_free_ char *online = NULL;
+        const char *text = c->cpus;
+        size_t len;
+        int r;
+
+        if (!text[0]) {
+                r = dp_read_file("/sys/devices/system/cpu/online", &online, &len);
+                if (r < 0) {
+                        log_error("cannot read /sys/devices/system/cpu/online: %s", strerror(-r));
+                        return r;
+                }
+                text = online;
+        }
+        r = dp_cpu_list_parse(text, cpus);
+        if (r < 0)
+                log_error("invalid CPU list '%s': expected e.g. 0-3,6", text);
+        return r;
+}
+
+static void collect(struct manager *m) {
+        const struct dp_cpu_stats *stats[DP_CPU_MAX];
+        int ids[DP_CPU_MAX];
+
+        for (size_t i = 0; i < m->n; i++) {
+                stats[i] = &m->stats[i];
+                ids[i] = m->samplers[i].cpu;
+        }
+        m->view.source = m->source;
+        m->view.uptime_ns = now_ns() - m->start_ns;
+        dp_stats_collect(&m->view, stats, ids, m->n);
+}
+
+int manager_new(const struct manager_options *options, struct manager **ret) {
+        struct sampler_options so;
+        struct manager *m;
+        size_t running = 0;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->o = *options;
+        m->stop_fd = -1;
+        m->start_ns = now_ns();
+
+        r = pmu_select(m->o.config.source, &m->source);
+        if (r < 0)
+                goto fail;
+        r = load_cpu_list(&m->o.config, &m->cpus);
+        if (r < 0)
+                goto fail;
+
+        m->n = m->cpus.n;
+        m->samplers = calloc(m->n, sizeof(*m->samplers));
+        m->stats = aligned_alloc(DP_CACHELINE, m->n * sizeof(*m->stats));
+        m->view.cpus = calloc(m->n, sizeof(*m->view.cpus));
+        m->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (!m->samplers || !m->stats || !m->view.cpus || m->stop_fd < 0) {
+                r = -ENOMEM;
+                goto fail;
+        }
+
+        so = (struct sampler_options) {
+                .source = m->source,
+                .source_options = {
+                        .sample_period = m->o.config.sample_period,
+                        .want_phys = m->o.config.target_mode == DP_TARGETS_PHYS,
+                        /* Wake the reader at a quarter full: room to spare while it runs. */
+                        .wakeup_bytes = m->o.config.ring_pages * (uint32_t) sysconf(_SC_PAGESIZE) / 4,
+                },
+                .ring_pages = m->o.config.ring_pages,
+                .queue_capacity = m->o.config.queue_capacity,
+                .poll_ms = m->o.config.poll_ms,
+        };
+        for (size_t i = 0; i < m->n; i++) {
+                dp_cpu_stats_init(&m->stats[i]);
+                m->samplers[i].fd = -1;
+                (void) sampler_setup(&m->samplers[i], m->cpus.cpu[i], &so, &m->stats[i], m->stop_fd,
+                                     &m->readers_stop);
+        }
+
+        /* The tracker first, so that no queue fills before anyone drains it. */
+        r = tracker_thread_start(&m->o.config, m->samplers, m->n, &m->tracker);
+        if (r < 0) {
+                log_error("cannot start the region tracker: %s", strerror(-r));
+                goto fail;
+        }
+        for (size_t i = 0; i < m->n; i++)
+                if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ENABLED && sampler_start(&m->samplers[i]) == 0)
+                        running++;
+        if (running == 0) {
+                log_error("no CPU could be sampled with %s; see the errors above", m->source->name);
+                r = -ENODEV;
+                goto fail;
+        }
+        log_info("sampling %zu/%zu CPUs with %s (%s)", running, m->n, m->source->name, m->source->description);
+
+        *ret = m;
+        return 0;
+
+fail:
+        manager_free(m);
+        return r;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        (void) userdata;
+        log_info("received %s, stopping", strsignal((int) si->ssi_signo));
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) usec;
+        (void) userdata;
+        log_info("duration reached, stopping");
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static void print_report(struct manager *m) {
+        collect(m);
+        report_print(stdout, &m->view, m->tracker, m->o.top);
+        fflush(stdout);
+}
+
+static int on_print(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+
+        print_report(m);
+        return sd_event_source_set_time(s, usec + m->o.print_interval_sec * 1000000ull);
+}
+
+static void stop_pipeline(struct manager *m) {
+        uint64_t one = 1;
+
+        atomic_store_explicit(&m->readers_stop, true, memory_order_release);
+        if (write(m->stop_fd, &one, sizeof(one)) < 0)
+                log_warning("cannot wake the readers: %m; they stop within %u ms", m->o.config.poll_ms);
+        for (size_t i = 0; i < m->n; i++)
+                sampler_stop(&m->samplers[i]);
+        /* Only now: the readers have pushed their last samples. */
+        tracker_thread_stop(m->tracker);
+}
+
+static int dump_final(struct manager *m) {
+        _cleanup_fclose_ FILE *f = NULL;
+        int r = 0;
+
+        collect(m);
+        if (m->o.dump_stats == DUMP_TEXT)
+                report_print(stdout, &m->view, m->tracker, m->o.top);
+        else if (m->o.dump_stats == DUMP_JSON)
+                r = report_write_json(stdout, &m->view, m->tracker, m->o.top);
+        if (m->o.stats_file) {
+                f = fopen(m->o.stats_file, "we");
+                if (!f) {
+                        log_error("cannot write %s: %m", m->o.stats_file);
+                        return -errno;
+                }
+                r = report_write_json(f, &m->view, m->tracker, m->o.top);
+        }
+        fflush(stdout);
+        return r;
+}
+
+int manager_run(struct manager *m) {
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                goto out;
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
+        if (r >= 0 && m->o.duration_sec)
+                r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, m->o.duration_sec * 1000000ull, 0,
+                                               on_duration, m);
+        if (r >= 0 && m->o.print_interval_sec)
+                r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
+                                               m->o.print_interval_sec * 1000000ull, 0, on_print, m);
+        if (r < 0)
+                goto out;
+
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Sampling with %s", m->source->name);
+        r = sd_event_loop(m->event);
+
+out:
+        if (r < 0)
+                log_error("event loop: %s", strerror(-r));
+        (void) sd_notify(false, "STOPPING=1");
+        stop_pipeline(m);
+        if (dump_final(m) < 0 && r >= 0)
+                r = -EIO;
+        return r;
+}
+
+void manager_free(struct manager *m) {
+        if (!m)
+                return;
+        if (m->tracker) {
+                tracker_thread_stop(m->tracker);
+                tracker_thread_free(m->tracker);
+        }
+        for (size_t i = 0; m->samplers && i < m->n; i++)
+                sampler_free(&m->samplers[i]);
+        free(m->samplers);
+        free(m->stats);
+        free(m->view.cpus);
+        if (m->stop_fd >= 0)
+                close(m->stop_fd);
+        sd_event_unref(m->event);
+        free(m);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The reader thread of one CPU.  One thread per CPU, pinned to it: the ring
+ * and the queue's producer side stay in that CPU's cache, and a CPU that
+ * fails or goes away affects nobody else.  It sleeps in epoll until the
+ * kernel's wakeup watermark is reached, the poll interval passes, or the
+ * daemon stops; each wakeup handles the whole ring in one batch.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+#include "log.h"
+#include "sampler.h"
+
+#define LOST_READ_INTERVAL_NS 1000000000ull
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static void read_kernel_lost(struct sampler *s) {
+        uint64_t lost;
+
+        if (dp_perf_event_read_lost(s->fd, s->attr.read_format, &lost) == 0)
+                s->reader.counters.v[DP_C_KERNEL_LOST] = lost;
+}
+
+static void drain_and_publish(struct sampler *s) {
+        dp_ring_reader_drain(&s->reader);
+        dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
+}
+
+static void *reader_main(void *arg) {
+        struct sampler *s = arg;
+        struct epoll_event ev, events[2];
+        uint64_t next_lost_read = 0;
+        char name[16];
+        cpu_set_t set;
+        int ep, r = 0;
+
+        snprintf(name, sizeof(name), "dp-reader/%d", s->cpu);
+        (void) pthread_setname_np(pthread_self(), name);
+        CPU_ZERO(&set);
+        CPU_SET(s->cpu, &set);
+        /* Best effort: a reader on another CPU is slower, not wrong. */
+        (void) sched_setaffinity(0, sizeof(set), &set);
+
+        ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ep < 0) {
+                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, dp_negative_errno());
+                return NULL;
+        }
+        ev = (struct epoll_event) { .events = EPOLLIN, .data.fd = s->fd };
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ev) < 0)
+                r = dp_negative_errno();
+        ev = (struct epoll_event) { .events = EPOLLIN, .data.fd = s->stop_fd };
+        if (r == 0 && epoll_ctl(ep, EPOLL_CTL_ADD, s->stop_fd, &ev) < 0)
+                r = dp_negative_errno();
+        if (r < 0) {
+                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);
+                close(ep);
+                return NULL;
+        }
+
+        sampler_transition(s, DP_CPU_RUNNING, DP_STEP_NONE, 0);
+        while (!atomic_load_explicit(s->stop, memory_order_acquire)) {
+                int n = epoll_wait(ep, events, 2, (int) s->poll_ms);
+                bool hangup = false;
+
+                if (n < 0 && errno != EINTR) {
+                        r = dp_negative_errno();
+                        break;
+                }
+                for (int i = 0; i < n; i++)
+                        if (events[i].data.fd == s->fd && (events[i].events & (EPOLLHUP | EPOLLERR)))
+                                hangup = true;
+
+                drain_and_publish(s);
+                if (now_ns() >= next_lost_read) {
+                        read_kernel_lost(s);
+                        next_lost_read = now_ns() + LOST_READ_INTERVAL_NS;
+                }
+                if (hangup) {
+                        /* The event is gone, e.g. its CPU went offline. */
+                        r = -ENODEV;
+                        break;
+                }
+        }
+
+        /* Stop producing, then take what the kernel wrote up to that point. */
+        (void) dp_perf_event_disable(s->fd);
+        read_kernel_lost(s);
+        drain_and_publish(s);
+        if (r < 0)
+                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);
+        close(ep);
+        return NULL;
+}
+
+int sampler_start(struct sampler *s) {
+        int r;
+
+        if (dp_cpu_get_status(s->stats).state != DP_CPU_ENABLED)
+                return -EINVAL;
+        r = -pthread_create(&s->thread, NULL, reader_main, s);
+        if (r < 0) {
+                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);
+                return r;
+        }
+        s->thread_started = true;
+        return 0;
+}

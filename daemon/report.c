@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "report.h"
+
+static void format_size(uint64_t bytes, char *buf, size_t size) {
+        static const char units[] = "BKMGTP";
+        double v = (double) bytes;
+        unsigned u = 0;
+
+        while (v >= 1024 && u < sizeof(units) - 2) {
+                v /= 1024;
+                u++;
+        }
+        snprintf(buf, size, u ? "%.1f%c" : "%.0f%c", v, units[u]);
+}
+
+void report_print(FILE *f, const struct dp_stats_view *view, struct tracker_thread *tracker, unsigned top) {
+        _cleanup_free_ struct dp_hot_region *hot = calloc(top, sizeof(*hot));
+        size_t nr_targets = 0, nr_regions = 0, n = 0;
+        uint32_t max_nr_accesses = 0;
+
+        dp_stats_print(f, view);
+        if (!tracker || !hot)
+                return;
+        n = tracker_thread_hottest(tracker, top, hot, &max_nr_accesses);
+        tracker_thread_summary(tracker, &nr_targets, &nr_regions);
+        fprintf(f, "hottest regions of %zu targets / %zu regions (rate: sampling intervals with an access per "
+                   "aggregation, max %u):\n", nr_targets, nr_regions, max_nr_accesses);
+        fprintf(f, "  %-8s %-18s %-18s %8s %7s %9s %5s\n", "target", "start", "end", "size", "rate", "samples", "age");
+        for (size_t i = 0; i < n; i++) {
+                const struct dp_snapshot_region *r = &hot[i].region;
+                char size[16], target[16];
+
+                format_size(r->end - r->start, size, sizeof(size));
+                if (view->source && hot[i].tgid == 0)
+                        snprintf(target, sizeof(target), "phys");
+                else
+                        snprintf(target, sizeof(target), "%u", hot[i].tgid);
+                fprintf(f, "  %-8s 0x%016llx 0x%016llx %8s %3u/%-3u %9llu %5u\n", target,
+                        (unsigned long long) r->start, (unsigned long long) r->end, size, r->last_nr_accesses,
+                        max_nr_accesses, (unsigned long long) r->last_nr_samples, r->age);
+        }
+        fputc('\n', f);
+}
+
+int report_write_json(FILE *f, const struct dp_stats_view *view, struct tracker_thread *tracker, unsigned top) {
+        _cleanup_free_ struct dp_hot_region *hot = calloc(top, sizeof(*hot));
+        json_t *doc = dp_stats_to_json(view), *regions = json_array();
+        size_t nr_targets = 0, nr_regions = 0, n = 0;
+        uint32_t max_nr_accesses = 0;
+        int r = 0;
+
+        if (!doc || !regions || !hot) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (tracker) {
+                n = tracker_thread_hottest(tracker, top, hot, &max_nr_accesses);
+                tracker_thread_summary(tracker, &nr_targets, &nr_regions);
+        }
+        for (size_t i = 0; i < n; i++) {
+                const struct dp_snapshot_region *reg = &hot[i].region;
+
+                json_array_append_new(regions, json_pack("{s:I,s:I,s:I,s:i,s:i,s:I,s:i}",
+                        "target", (json_int_t) hot[i].tgid,
+                        "start", (json_int_t) reg->start,
+                        "end", (json_int_t) reg->end,
+                        "nr_accesses", (int) reg->last_nr_accesses,
+                        "max_nr_accesses", (int) max_nr_accesses,
+                        "samples", (json_int_t) reg->last_nr_samples,
+                        "age", (int) reg->age));
+        }
+        json_object_set_new(doc, "nr_targets", json_integer((json_int_t) nr_targets));
+        json_object_set_new(doc, "nr_regions", json_integer((json_int_t) nr_regions));
+        json_object_set(doc, "hottest", regions);
+        if (json_dumpf(doc, f, JSON_INDENT(2)) < 0 || fputc('\n', f) == EOF)
+                r = -EIO;
+out:
+        json_decref(regions);
+        json_decref(doc);
+        return r;
+}

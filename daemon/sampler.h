@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * One CPU's sampler: its perf event, ring mapping, SPSC queue and reader
+ * thread, walked through UNINIT → CREATED → BOUND → ENABLED → RUNNING.  A
+ * failure at any step leaves this CPU in ERROR and the others untouched.
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "damon-perfd/counters.h"
+#include "damon-perfd/perf-event.h"
+#include "damon-perfd/ring-reader.h"
+#include "damon-perfd/source.h"
+#include "damon-perfd/spsc.h"
+
+struct sampler_options {
+        const struct dp_source *source;
+        struct dp_source_options source_options;
+        size_t ring_pages;              /* data pages per CPU ring, a power of two */
+        size_t queue_capacity;          /* samples per CPU queue, a power of two */
+        unsigned poll_ms;               /* reader wakes at least this often */
+};
+
+struct sampler {
+        int cpu;
+        int fd;
+        struct perf_event_attr attr;
+        struct dp_perf_mapping map;
+        struct dp_spsc *queue;
+        uint8_t *scratch;
+        struct dp_ring_reader reader;
+        struct dp_cpu_stats *stats;
+        struct dp_counter_values control; /* create/bind/enable, owned by the control thread */
+
+        pthread_t thread;
+        bool thread_started;
+        int stop_fd;                    /* eventfd shared by all readers: readable means stop */
+        const atomic_bool *stop;
+        unsigned poll_ms;
+};
+
+/* Sets the sampler up to ENABLED; on failure the CPU is in ERROR and the
+ * negative errno is returned.  @stats must outlive the sampler. */
+int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *options, struct dp_cpu_stats *stats,
+                  int stop_fd, const atomic_bool *stop);
+
+/* Starts the reader thread, which moves the CPU to RUNNING. */
+int sampler_start(struct sampler *s);
+
+/* Joins the reader (which drains its ring a last time once @stop is set) and
+ * closes the event; the CPU ends in UNINIT unless it is in ERROR.  The queue
+ * stays for the tracker's last drain. */
+void sampler_stop(struct sampler *s);
+
+/* Frees the queue and buffers once the tracker is done with them. */
+void sampler_free(struct sampler *s);
+
+/* Applies a state transition and logs it; returns what dp_cpu_transition() returns. */
+int sampler_transition(struct sampler *s, enum dp_cpu_state to, enum dp_cpu_step step, int error);

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "damon-perfd/proc-parse.h"
+#include "log.h"
+#include "tracker-thread.h"
+
+/* Idle back-off bounds: quick to resume after a burst, cheap when nothing happens. */
+#define IDLE_SLEEP_MIN_NS 1000000ull
+#define IDLE_SLEEP_MAX_NS 20000000ull
+
+struct tracker_thread {
+        const struct dp_config *config;
+        struct sampler *samplers;
+        size_t n;
+        struct dp_counter_values *counters;     /* tracker-owned, one per sampler */
+        struct dp_tracker *tracker;
+        pid_t self;
+
+        pthread_t thread;
+        bool started;
+        atomic_bool stop;
+
+        uint64_t next_refresh_ns;
+        struct dp_tracker_snapshot work;        /* filled by the thread */
+        pthread_mutex_t lock;                   /* guards published */
+        struct dp_tracker_snapshot published;
+};
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static int read_ranges(uint32_t tgid, bool phys, struct dp_range **ranges, size_t *n) {
+        _cleanup_free_ char *text = NULL;
+        char path[64];
+        size_t len, bad_line = 0;
+        int r;
+
+        if (phys)
+                snprintf(path, sizeof(path), "/proc/iomem");
+        else
+                snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+        r = dp_read_file(path, &text, &len);
+        if (r < 0)
+                return r;
+        r = phys ? dp_parse_iomem(text, len, ranges, n, &bad_line) : dp_parse_maps(text, len, ranges, n, &bad_line);
+        if (r == -EBADMSG)
+                log_warning("%s: line %zu is not in the expected format", path, bad_line);
+        else if (r == -EPERM)
+                log_error("%s: addresses are hidden (not root?)", path);
+        return r;
+}
+
+/* Adds or refreshes one target from /proc; a process that has exited is dropped. */
+static int sync_target(struct tracker_thread *t, uint32_t tgid, bool phys) {
+        _cleanup_free_ struct dp_range *ranges = NULL;
+        size_t n = 0;
+        int r;
+
+        r = read_ranges(tgid, phys, &ranges, &n);
+        if (r == -ENOENT || r == -ESRCH || (r == 0 && n == 0)) {
+                /* Gone, or a kernel thread without an address space. */
+                if (dp_tracker_has_target(t->tracker, tgid)) {
+                        log_debug("target %u exited, dropping it", tgid);
+                        dp_tracker_remove_target(t->tracker, tgid);
+                }
+                return r < 0 ? r : -ENOENT;
+        }
+        if (r < 0)
+                return r;
+        if (dp_tracker_has_target(t->tracker, tgid))
+                return dp_tracker_set_ranges(t->tracker, tgid, ranges, n);
+        r = dp_tracker_add_target(t->tracker, tgid, ranges, n);
+        if (r == 0)
+                log_debug("tracking %s %u with %zu ranges", phys ? "physical space" : "process", tgid, n);
+        return r;
+}
+
+static void refresh_targets(struct tracker_thread *t) {
+        const struct dp_config *c = t->config;
+
+        switch (c->target_mode) {
+        case DP_TARGETS_PHYS:
+                (void) sync_target(t, 0, true);
+                return;
+        case DP_TARGETS_PIDS:
+                for (size_t i = 0; i < c->n_pids; i++)
+                        if (sync_target(t, c->pids[i], false) == -ENOENT && !dp_tracker_has_target(t->tracker, c->pids[i]))
+                                log_debug("pid %u is not running (yet)", c->pids[i]);
+                return;
+        case DP_TARGETS_ALL:
+                /* Walk a copy: sync_target() may drop targets as it goes. */
+                if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
+                        return;
+                for (size_t i = 0; i < t->work.nr_targets; i++)
+                        (void) sync_target(t, t->work.targets[i].tgid, false);
+                return;
+        }
+}
+
+static void adopt_unknown(struct tracker_thread *t) {
+        uint32_t tgids[DP_TRACKER_UNKNOWN_MAX];
+        size_t n = dp_tracker_take_unknown(t->tracker, tgids, DP_ARRAY_SIZE(tgids));
+
+        for (size_t i = 0; i < n; i++) {
+                if (tgids[i] == 0 || tgids[i] == (uint32_t) t->self)
+                        continue;
+                if (dp_tracker_nr_targets(t->tracker) >= t->config->max_targets)
+                        break;
+                (void) sync_target(t, tgids[i], false);
+        }
+}
+
+static void publish_snapshot(struct tracker_thread *t) {
+        struct dp_tracker_snapshot tmp;
+
+        if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
+                return;
+        /* Swap buffers: the thread keeps the old published one to refill next time. */
+        pthread_mutex_lock(&t->lock);
+        tmp = t->published;
+        t->published = t->work;
+        t->work = tmp;
+        pthread_mutex_unlock(&t->lock);
+}
+
+/* Takes everything queued now; returns the number of samples. */
+static size_t drain_all(struct tracker_thread *t) {
+        size_t total = 0;
+
+        for (size_t i = 0; i < t->n; i++) {
+                struct dp_spsc *q = t->samplers[i].queue;
+                struct dp_counter_values *c = &t->counters[i];
+                const struct dp_sample *first;
+                size_t n, got = 0;
+
+                if (!q)
+                        continue;
+                while ((n = dp_spsc_peek(q, &first)) > 0) {
+                        dp_tracker_account_batch(t->tracker, first, n, c);
+                        dp_spsc_consume(q, n);
+                        got += n;
+                }
+                if (got) {
+                        c->v[DP_C_DEQUEUE] += got;
+                        c->v[DP_C_DRAIN]++;
+                        dp_counters_publish(t->samplers[i].stats, DP_OWNER_TRACKER, c);
+                        total += got;
+                }
+        }
+        return total;
+}
+
+static void *tracker_main(void *arg) {
+        struct tracker_thread *t = arg;
+        uint64_t idle_ns = IDLE_SLEEP_MIN_NS;
+
+        (void) pthread_setname_np(pthread_self(), "dp-tracker");
+        for (;;) {
+                bool stopping = atomic_load_explicit(&t->stop, memory_order_acquire);
+                size_t got = drain_all(t);
+                uint64_t now = now_ns();
+
+                if (dp_tracker_tick(t->tracker, now)) {
+                        if (t->config->target_mode == DP_TARGETS_ALL)
+                                adopt_unknown(t);
+                        publish_snapshot(t);
+                }
+                if (now >= t->next_refresh_ns) {
+                        refresh_targets(t);
+                        t->next_refresh_ns = now + t->config->maps_refresh_us * 1000;
+                }
+                if (stopping)
+                        break; /* the drain above was the last one: the readers had stopped */
+
+                if (got) {
+                        idle_ns = IDLE_SLEEP_MIN_NS;
+                } else {
+                        struct timespec ts = { 0, (long) idle_ns };
+
+                        nanosleep(&ts, NULL);
+                        idle_ns = DP_MIN(idle_ns * 2, IDLE_SLEEP_MAX_NS);
+                }
+        }
+        publish_snapshot(t);
+        return NULL;
+}
+
+int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
+                         struct tracker_thread **ret) {
+        struct dp_tracker_config tc;
+        struct tracker_thread *t;
+        int r;
+
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        t->config = config;
+        t->samplers = samplers;
+        t->n = n;
+        t->self = getpid();
+        pthread_mutex_init(&t->lock, NULL);
+        t->counters = calloc(n, sizeof(*t->counters));
+        if (!t->counters) {
+                r = -ENOMEM;
+                goto fail;
+        }
+
+        dp_tracker_config_init(&tc);
+        tc.mode = config->target_mode == DP_TARGETS_PHYS ? DP_TRACKER_PADDR : DP_TRACKER_VADDR;
+        tc.min_nr_regions = config->min_nr_regions;
+        tc.max_nr_regions = config->max_nr_regions;
+        tc.sample_interval_ns = config->sample_interval_us * 1000;
+        tc.aggr_interval_ns = config->aggr_interval_us * 1000;
+        tc.max_targets = config->target_mode == DP_TARGETS_PIDS ? (uint32_t) config->n_pids : config->max_targets;
+        tc.seed = now_ns();
+        r = dp_tracker_new(&tc, &t->tracker);
+        if (r < 0)
+                goto fail;
+
+        /* Initial targets before any sample arrives. */
+        refresh_targets(t);
+        t->next_refresh_ns = now_ns() + config->maps_refresh_us * 1000;
+        publish_snapshot(t);
+
+        r = -pthread_create(&t->thread, NULL, tracker_main, t);
+        if (r < 0)
+                goto fail;
+        t->started = true;
+        *ret = t;
+        return 0;
+
+fail:
+        tracker_thread_free(t);
+        return r;
+}
+
+void tracker_thread_stop(struct tracker_thread *t) {
+        if (!t || !t->started)
+                return;
+        atomic_store_explicit(&t->stop, true, memory_order_release);
+        pthread_join(t->thread, NULL);
+        t->started = false;
+}
+
+void tracker_thread_free(struct tracker_thread *t) {
+        if (!t)
+                return;
+        tracker_thread_stop(t);
+        dp_tracker_free(t->tracker);
+        dp_tracker_snapshot_free(&t->work);
+        dp_tracker_snapshot_free(&t->published);
+        pthread_mutex_destroy(&t->lock);
+        free(t->counters);
+        free(t);
+}
+
+size_t tracker_thread_hottest(struct tracker_thread *t, size_t n, struct dp_hot_region *out,
+                              uint32_t *max_nr_accesses) {
+        size_t got;
+
+        pthread_mutex_lock(&t->lock);
+        got = dp_snapshot_hottest(&t->published, n, out);
+        *max_nr_accesses = t->published.max_nr_accesses;
+        pthread_mutex_unlock(&t->lock);
+        return got;
+}
+
+void tracker_thread_summary(struct tracker_thread *t, size_t *nr_targets, size_t *nr_regions) {
+        pthread_mutex_lock(&t->lock);
+        *nr_targets = t->published.nr_targets;
+        *nr_regions = t->published.nr_regions;
+        pthread_mutex_unlock(&t->lock);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The region-tracking thread: the single consumer of every CPU's queue.  It
+ * drains the queues into the tracker, runs the DAMON-like intervals, keeps
+ * the targets' address ranges current from /proc, and publishes a snapshot of
+ * the regions after every aggregation for the other threads to read.
+ */
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "damon-perfd/config.h"
+#include "damon-perfd/tracker.h"
+#include "sampler.h"
+
+struct tracker_thread;
+
+int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
+                         struct tracker_thread **ret);
+
+/* Stops the thread after a last drain of every queue; idempotent. */
+void tracker_thread_stop(struct tracker_thread *t);
+void tracker_thread_free(struct tracker_thread *t);
+
+/* Copies the @n hottest regions of the last published snapshot into @out;
+ * returns how many, and the snapshot's max_nr_accesses in *max_nr_accesses. */
+size_t tracker_thread_hottest(struct tracker_thread *t, size_t n, struct dp_hot_region *out,
+                              uint32_t *max_nr_accesses);
+
+/* Targets of the last published snapshot: count and total regions. */
+void tracker_thread_summary(struct tracker_thread *t, size_t *nr_targets, size_t *nr_regions);

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The real daemon on this machine: every CPU sampled with the best source
+ * there is, against a workload whose hot area is known.  Asserts that every
+ * CPU reached RUNNING, that the counters reconcile, and that the hottest
+ * region the daemon found lies inside the workload's hot area.
+ *
+ * Needs root (system-wide perf sampling); the paths of the binaries come
+ * from meson in DP_DAEMON and DP_WORKLOAD.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "damon-perfd/counters.h"
+
+#include "check-main.h"
+
+struct workload {
+        pid_t pid;
+        json_int_t hot_start, hot_end, cold_start, cold_end;
+};
+
+static void start_workload(struct workload *w) {
+        const char *path = getenv("DP_WORKLOAD");
+        char line[512];
+        int pipefd[2];
+        FILE *f;
+        json_int_t pid;
+        json_t *j;
+        json_error_t err;
+
+        ck_assert_msg(path, "DP_WORKLOAD not set");
+        ck_assert_int_eq(pipe(pipefd), 0);
+        w->pid = fork();
+        ck_assert_int_ge(w->pid, 0);
+        if (w->pid == 0) {
+                dup2(pipefd[1], STDOUT_FILENO);
+                close(pipefd[0]);
+                execl(path, path, "--hot-mib", "4", "--cold-mib", "32", "--rate", "50", "--seconds", "30", NULL);
+                _exit(127);
+        }
+        close(pipefd[1]);
+        f = fdopen(pipefd[0], "r");
+        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+        fclose(f);
+        j = json_loads(line, 0, &err);
+        ck_assert_msg(j, "workload printed no JSON: %s", line);
+        ck_assert_int_eq(json_unpack(j, "{s:I,s:[II],s:[II]}", "pid", &pid, "hot", &w->hot_start,
+                                     &w->hot_end, "cold", &w->cold_start, &w->cold_end), 0);
+        ck_assert_int_eq(pid, w->pid);
+        json_decref(j);
+}
+
+static void stop_workload(const struct workload *w) {
+        kill(w->pid, SIGTERM);
+        waitpid(w->pid, NULL, 0);
+}
+
+/* Runs the daemon to completion; returns its exit status, stderr in @log. */
+static int run_daemon(char *const argv[], char *log, size_t log_size) {
+        int pipefd[2], status;
+        size_t used = 0;
+        ssize_t n;
+        pid_t pid;
+
+        ck_assert_int_eq(pipe(pipefd), 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int devnull = open("/dev/null", O_WRONLY);
+
+                dup2(devnull, STDOUT_FILENO);
+                dup2(pipefd[1], STDERR_FILENO);
+                close(pipefd[0]);
+                execv(argv[0], argv);
+                _exit(127);
+        }
+        close(pipefd[1]);
+        while ((n = read(pipefd[0], log + used, log_size - 1 - used)) > 0)
+                used += (size_t) n;
+        log[used] = '\0';
+        close(pipefd[0]);
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void counters_from_json(json_t *o, struct dp_counter_values *v) {
+        for (int c = 0; c < _DP_C_MAX; c++) {
+                json_t *x = json_object_get(o, dp_counter_name(c));
+
+                ck_assert_msg(json_is_integer(x), "counter %s missing", dp_counter_name(c));
+                v->v[c] = (uint64_t) json_integer_value(x);
+        }
+}
+
+START_TEST(test_daemon_finds_hot_area) {
+        const char *daemon = getenv("DP_DAEMON");
+        char stats_path[] = "/tmp/dp-integration-XXXXXX";
+        char pid_arg[32], *log = malloc(1 << 20);
+        struct dp_counter_values total, cpu;
+        struct workload w = {0};
+        json_t *doc, *cpus, *hottest, *entry;
+        json_error_t err;
+        const char *which;
+        size_t i;
+        int fd, status;
+
+        ck_assert_msg(daemon, "DP_DAEMON not set");
+        ck_assert_msg(geteuid() == 0, "the integration test samples every CPU and needs root");
+        fd = mkstemp(stats_path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+
+        start_workload(&w);
+        snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", w.pid);
+        char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--stats-file", stats_path, "--top=3", NULL };
+        status = run_daemon(argv, log, 1 << 20);
+        stop_workload(&w);
+        ck_assert_msg(status == 0, "daemon exited with %d:\n%s", status, log);
+
+        doc = json_load_file(stats_path, 0, &err);
+        unlink(stats_path);
+        ck_assert_msg(doc, "stats file is not JSON: %s", err.text);
+
+        /* The source is named, and labelled as what it is. */
+        ck_assert_ptr_nonnull(json_object_get(doc, "source"));
+        ck_assert(json_is_boolean(json_object_get(json_object_get(doc, "source"), "hardware")));
+
+        /* Every CPU got through the whole lifecycle. */
+        cpus = json_object_get(doc, "cpus");
+        ck_assert_uint_gt(json_array_size(cpus), 0);
+        json_array_foreach(cpus, i, entry) {
+                int id = (int) json_integer_value(json_object_get(entry, "cpu"));
+                char needle[64];
+
+                snprintf(needle, sizeof(needle), "CPU%d: ENABLED -> RUNNING", id);
+                ck_assert_msg(strstr(log, needle), "CPU%d never reached RUNNING:\n%s", id, log);
+                ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
+                counters_from_json(entry, &cpu);
+                ck_assert_uint_eq(cpu.v[DP_C_CREATE], 1);
+                ck_assert_uint_eq(cpu.v[DP_C_BIND], 1);
+                ck_assert_uint_eq(cpu.v[DP_C_ENABLE], 1);
+                ck_assert_msg(dp_counters_check(&cpu, &which) == 0, "CPU%d: %s", id, which);
+                ck_assert_uint_eq(dp_counters_in_flight(&cpu), 0);
+        }
+
+        /* The pipeline carried samples end to end and they reconcile. */
+        counters_from_json(json_object_get(doc, "totals"), &total);
+        ck_assert_msg(dp_counters_check(&total, &which) == 0, "totals: %s", which);
+        ck_assert_uint_gt(total.v[DP_C_CALLBACK], 1000);
+        ck_assert_uint_gt(total.v[DP_C_MATCH], 1000);
+        ck_assert_uint_gt(total.v[DP_C_UPDATE], 0);
+        ck_assert_uint_eq(total.v[DP_C_DEQUEUE], total.v[DP_C_ENQUEUE]);
+
+        /* The hottest region is the workload's, inside its hot area. */
+        hottest = json_object_get(doc, "hottest");
+        ck_assert_uint_gt(json_array_size(hottest), 0);
+        entry = json_array_get(hottest, 0);
+        {
+                uint64_t start = (uint64_t) json_integer_value(json_object_get(entry, "start"));
+                uint64_t end = (uint64_t) json_integer_value(json_object_get(entry, "end"));
+
+                ck_assert_int_eq(json_integer_value(json_object_get(entry, "target")), w.pid);
+                ck_assert_uint_gt(json_integer_value(json_object_get(entry, "nr_accesses")), 0);
+                ck_assert_msg(start >= (uint64_t) w.hot_start && end <= (uint64_t) w.hot_end,
+                              "hottest region %#llx-%#llx is not inside the hot area %#llx-%#llx",
+                              (unsigned long long) start, (unsigned long long) end,
+                              (unsigned long long) w.hot_start, (unsigned long long) w.hot_end);
+        }
+        json_decref(doc);
+        free(log);
+}
+END_TEST
+
+START_TEST(test_daemon_rejects_bad_options) {
+        const char *daemon = getenv("DP_DAEMON");
+        char *log = malloc(1 << 16);
+        char *bad[][3] = {
+                { (char *) daemon, "--ring-pages=3", NULL },
+                { (char *) daemon, "--source=nonesuch", NULL },
+                { (char *) daemon, "--cpus=1-0", NULL },
+                { (char *) daemon, "--pid=abc", NULL },
+        };
+        const char *expect[] = { "power of two", "unknown source", "invalid CPU list", "--pid" };
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                ck_assert_int_ne(run_daemon(bad[i], log, 1 << 16), 0);
+                ck_assert_msg(strstr(log, expect[i]), "%s: no clear error, got: %s", bad[i][1], log);
+        }
+        free(log);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("integration");
+        TCase *tc = tcase_create("daemon");
+
+        tcase_set_timeout(tc, 90);
+        tcase_add_test(tc, test_daemon_finds_hot_area);
+        tcase_add_test(tc, test_daemon_rejects_bad_options);
+        suite_add_tcase(s, tc);
+        return dp_check_run(s);
+}
