@@ -61,28 +61,14 @@ struct dp_perf_data {
         int error;            /* sticky iteration error */
 };
 
-static inline uint64_t load_u64(const uint8_t *p) {
-        uint64_t v;
-
-        memcpy(&v, p, sizeof(v));
-        return v;
-}
-
-static inline uint32_t load_u32(const uint8_t *p) {
-        uint32_t v;
-
-        memcpy(&v, p, sizeof(v));
-        return v;
-}
-
 /* A {offset, size} section descriptor, checked to lie inside the image. */
 static int load_section(const struct dp_perf_data *d, size_t at, uint64_t *offset, uint64_t *size) {
         uint64_t o, s;
 
         if (at > d->image_size || d->image_size - at < SECTION_SIZE)
                 return -EBADMSG;
-        o = load_u64(d->image + at);
-        s = load_u64(d->image + at + 8);
+        o = dp_load_u64(d->image + at);
+        s = dp_load_u64(d->image + at + 8);
         if (o > d->image_size || s > d->image_size - o)
                 return -EBADMSG;
         *offset = o;
@@ -121,7 +107,7 @@ static int check_magic(const struct dp_perf_data *d) {
         if (memcmp(d->image, "PERFILE2", 8) != 0)
                 return -EBADMSG;
 
-        header_size = load_u64(d->image + OFF_SIZE);
+        header_size = dp_load_u64(d->image + OFF_SIZE);
         if (header_size == PIPE_HEADER_SIZE)
                 return -EPROTONOSUPPORT;
         if (header_size != FILE_HEADER_SIZE && header_size != FILE_HEADER_SIZE_NO_FEATURES)
@@ -144,7 +130,7 @@ static int load_attrs(struct dp_perf_data *d) {
         size_t i, k = 0;
         int r;
 
-        attr_size = load_u64(d->image + OFF_ATTR_SIZE);
+        attr_size = dp_load_u64(d->image + OFF_ATTR_SIZE);
         r = load_section(d, OFF_ATTRS, &attrs_offset, &attrs_size);
         if (r < 0)
                 return r;
@@ -162,7 +148,7 @@ static int load_attrs(struct dp_perf_data *d) {
         for (i = 0; i < d->n_attrs; i++) {
                 const uint8_t *entry = d->image + attrs_offset + i * attr_size;
                 uint64_t ids_offset, ids_size;
-                uint32_t size = load_u32(entry + offsetof(struct perf_event_attr, size));
+                uint32_t size = dp_load_u32(entry + offsetof(struct perf_event_attr, size));
 
                 if (size == 0)
                         size = PERF_ATTR_SIZE_VER0;
@@ -201,7 +187,7 @@ static int load_attrs(struct dp_perf_data *d) {
                 if (r < 0)
                         return r;
                 for (uint64_t j = 0; j < ids_size / 8; j++)
-                        d->ids[k++] = (struct id_owner) { load_u64(d->image + ids_offset + 8 * j), i };
+                        d->ids[k++] = (struct id_owner) { dp_load_u64(d->image + ids_offset + 8 * j), i };
         }
         d->n_ids = k;
         qsort(d->ids, d->n_ids, sizeof(*d->ids), compare_id_owner);
@@ -252,10 +238,10 @@ static int setup_attribution(struct dp_perf_data *d) {
 static int check_features(const struct dp_perf_data *d) {
         uint64_t table, n = 0;
 
-        if (load_u64(d->image + OFF_SIZE) < FILE_HEADER_SIZE)
+        if (dp_load_u64(d->image + OFF_SIZE) < FILE_HEADER_SIZE)
                 return 0;
         for (size_t w = 0; w < FEATURE_WORDS; w++)
-                n += (uint64_t) __builtin_popcountll(load_u64(d->image + OFF_FEATURES + 8 * w));
+                n += (uint64_t) __builtin_popcountll(dp_load_u64(d->image + OFF_FEATURES + 8 * w));
 
         table = d->data_end;
         for (uint64_t i = 0; i < n; i++) {
@@ -401,7 +387,7 @@ static int decode_sample(const struct dp_perf_data *d, struct dp_perf_data_recor
         if (d->n_attrs > 1) {
                 if (size < sizeof(struct perf_event_header) + (size_t) d->sample_id_pos + 8)
                         return -EBADMSG;
-                r = find_attr(d, load_u64((const uint8_t *) rec->header + sizeof(struct perf_event_header) +
+                r = find_attr(d, dp_load_u64((const uint8_t *) rec->header + sizeof(struct perf_event_header) +
                                           d->sample_id_pos), &attr);
                 if (r < 0)
                         return r;
@@ -423,7 +409,7 @@ static int decode_kernel_record(const struct dp_perf_data *d, struct dp_perf_dat
         if (d->n_attrs > 1) {
                 if (size < sizeof(struct perf_event_header) + (size_t) d->trailer_id_pos)
                         return -EBADMSG;
-                r = find_attr(d, load_u64((const uint8_t *) rec->header + size - d->trailer_id_pos), &attr);
+                r = find_attr(d, dp_load_u64((const uint8_t *) rec->header + size - d->trailer_id_pos), &attr);
                 if (r < 0)
                         return r;
         }
@@ -440,12 +426,12 @@ static int find_payload(struct dp_perf_data_record *rec, uint64_t left) {
         case RECORD_AUXTRACE:
                 if (rec->header->size < 16)
                         return -EBADMSG;
-                size = load_u64(p + 8);
+                size = dp_load_u64(p + 8);
                 break;
         case RECORD_HEADER_TRACING_DATA:
                 if (rec->header->size < 12)
                         return -EBADMSG;
-                size = ((uint64_t) load_u32(p + 8) + 7) & ~UINT64_C(7);
+                size = ((uint64_t) dp_load_u32(p + 8) + 7) & ~UINT64_C(7);
                 break;
         default:
                 return 0;

@@ -28,20 +28,6 @@
 #define HEADER_SIZE sizeof(struct perf_event_header)
 #define BRANCH_ENTRY_SIZE 24u
 
-static inline uint64_t load_u64(const uint8_t *p) {
-        uint64_t v;
-
-        memcpy(&v, p, sizeof(v));
-        return v;
-}
-
-static inline uint32_t load_u32(const uint8_t *p) {
-        uint32_t v;
-
-        memcpy(&v, p, sizeof(v));
-        return v;
-}
-
 /* Attr fields beyond attr->size read as zero, as the kernel treats them. */
 static uint64_t attr_u64(const struct perf_event_attr *attr, size_t offset) {
         size_t size = attr->size ? attr->size : PERF_ATTR_SIZE_VER0;
@@ -127,7 +113,7 @@ struct cursor {
 static inline int take_u64(struct cursor *c, uint64_t *v) {
         if (c->left < 8)
                 return -EBADMSG;
-        *v = load_u64(c->p);
+        *v = dp_load_u64(c->p);
         c->p += 8;
         c->left -= 8;
         return 0;
@@ -173,7 +159,7 @@ static int take_read(const struct dp_perf_layout *layout, struct cursor *c, stru
 
                 if (c->left < 8)
                         return -EBADMSG;
-                nr = load_u64(c->p);
+                nr = dp_load_u64(c->p);
                 /* Bound nr before multiplying so the word count cannot wrap. */
                 if (nr > c->left / 8 / per_member)
                         return -EBADMSG;
@@ -311,16 +297,16 @@ int dp_perf_parse_sample(const struct dp_perf_layout *layout, const void *record
         /* Field by field rather than one memset: on x86 a 288-byte memset becomes
          * "rep stos", whose start-up cost dominated the whole parse. */
         out->present = type;
-        out->identifier = layout->off_identifier >= 0 ? load_u64(body + layout->off_identifier) : 0;
-        out->ip = layout->off_ip >= 0 ? load_u64(body + layout->off_ip) : 0;
-        out->pid = layout->off_tid >= 0 ? load_u32(body + layout->off_tid) : 0;
-        out->tid = layout->off_tid >= 0 ? load_u32(body + layout->off_tid + 4) : 0;
-        out->time = layout->off_time >= 0 ? load_u64(body + layout->off_time) : 0;
-        out->addr = layout->off_addr >= 0 ? load_u64(body + layout->off_addr) : 0;
-        out->id = layout->off_id >= 0 ? load_u64(body + layout->off_id) : 0;
-        out->stream_id = layout->off_stream_id >= 0 ? load_u64(body + layout->off_stream_id) : 0;
-        out->cpu = layout->off_cpu >= 0 ? load_u32(body + layout->off_cpu) : 0;
-        out->period = layout->off_period >= 0 ? load_u64(body + layout->off_period) : 0;
+        out->identifier = layout->off_identifier >= 0 ? dp_load_u64(body + layout->off_identifier) : 0;
+        out->ip = layout->off_ip >= 0 ? dp_load_u64(body + layout->off_ip) : 0;
+        out->pid = layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid) : 0;
+        out->tid = layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid + 4) : 0;
+        out->time = layout->off_time >= 0 ? dp_load_u64(body + layout->off_time) : 0;
+        out->addr = layout->off_addr >= 0 ? dp_load_u64(body + layout->off_addr) : 0;
+        out->id = layout->off_id >= 0 ? dp_load_u64(body + layout->off_id) : 0;
+        out->stream_id = layout->off_stream_id >= 0 ? dp_load_u64(body + layout->off_stream_id) : 0;
+        out->cpu = layout->off_cpu >= 0 ? dp_load_u32(body + layout->off_cpu) : 0;
+        out->period = layout->off_period >= 0 ? dp_load_u64(body + layout->off_period) : 0;
         clear_variable_fields(out);
 
         c = (struct cursor) { body + layout->fixed_size, size - HEADER_SIZE - layout->fixed_size };
@@ -344,7 +330,7 @@ int dp_perf_parse_sample(const struct dp_perf_layout *layout, const void *record
         if (type & PERF_SAMPLE_RAW) {
                 if (c.left < 4)
                         return -EBADMSG;
-                out->raw_size = load_u32(c.p);
+                out->raw_size = dp_load_u32(c.p);
                 c.p += 4;
                 c.left -= 4;
                 /* The kernel pads the raw data so that size word + data end on 8 bytes. */
@@ -417,28 +403,28 @@ int dp_perf_parse_sample_id(const struct dp_perf_layout *layout, const void *rec
         p = (const uint8_t *) record + size - layout->id_trailer_size;
 
         if (type & PERF_SAMPLE_TID) {
-                out->pid = load_u32(p);
-                out->tid = load_u32(p + 4);
+                out->pid = dp_load_u32(p);
+                out->tid = dp_load_u32(p + 4);
                 p += 8;
         }
         if (type & PERF_SAMPLE_TIME) {
-                out->time = load_u64(p);
+                out->time = dp_load_u64(p);
                 p += 8;
         }
         if (type & PERF_SAMPLE_ID) {
-                out->id = load_u64(p);
+                out->id = dp_load_u64(p);
                 p += 8;
         }
         if (type & PERF_SAMPLE_STREAM_ID) {
-                out->stream_id = load_u64(p);
+                out->stream_id = dp_load_u64(p);
                 p += 8;
         }
         if (type & PERF_SAMPLE_CPU) {
-                out->cpu = load_u32(p);
+                out->cpu = dp_load_u32(p);
                 p += 8;
         }
         if (type & PERF_SAMPLE_IDENTIFIER)
-                out->identifier = load_u64(p);
+                out->identifier = dp_load_u64(p);
         return 0;
 }
 
@@ -460,9 +446,9 @@ int dp_perf_parse_lost(const void *record, size_t size, uint64_t *id, uint64_t *
         if (r < 0)
                 return r;
         if (id)
-                *id = load_u64(body);
+                *id = dp_load_u64(body);
         if (lost)
-                *lost = load_u64(body + 8);
+                *lost = dp_load_u64(body + 8);
         return 0;
 }
 
@@ -474,7 +460,7 @@ int dp_perf_parse_lost_samples(const void *record, size_t size, uint64_t *lost) 
         if (r < 0)
                 return r;
         if (lost)
-                *lost = load_u64(body);
+                *lost = dp_load_u64(body);
         return 0;
 }
 
@@ -487,9 +473,9 @@ int dp_perf_parse_throttle(const void *record, size_t size, uint64_t *time, uint
         if (r < 0)
                 return r;
         if (time)
-                *time = load_u64(body);
+                *time = dp_load_u64(body);
         if (id)
-                *id = load_u64(body + 8);
+                *id = dp_load_u64(body + 8);
         return 0;
 }
 

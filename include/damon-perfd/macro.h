@@ -4,8 +4,10 @@
 /* Small helpers shared by every file: cleanup attributes, branch hints, sizes. */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define DP_CACHELINE 64
@@ -52,4 +54,20 @@ static inline void dp_fclosep(FILE **f) {
 
 static inline int dp_negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
+}
+
+/* Little-endian host loads from byte buffers that need not be aligned
+ * (perf records and files). */
+static inline uint64_t dp_load_u64(const void *p) {
+        uint64_t v;
+
+        memcpy(&v, p, sizeof(v));
+        return v;
+}
+
+static inline uint32_t dp_load_u32(const void *p) {
+        uint32_t v;
+
+        memcpy(&v, p, sizeof(v));
+        return v;
 }
