@@ -146,6 +146,7 @@ static void mutex_queue_close(struct mutex_queue *q) {
 
 enum bench_kind {
         KIND_SPSC_INPLACE,      /* reserve/commit, peek/consume: no copies */
+        KIND_SPSC_BULK,         /* local batch, push_many; peek/consume */
         KIND_SPSC_COPY,         /* push, pop into a buffer */
         KIND_MUTEX,             /* mutex_queue_push/pop of whole batches */
 };
@@ -227,6 +228,20 @@ static void *producer_main(void *arg) {
                         }
                         dp_spsc_publish(run->spsc);
                         break;
+                case KIND_SPSC_BULK:
+                        for (size_t i = 0; i < c->batch; i++)
+                                sample_fill(&buf[i], seq++);
+                        for (size_t done = 0; done < c->batch;) {
+                                size_t pushed = dp_spsc_push_many(run->spsc, buf + done, c->batch - done);
+
+                                if (pushed == 0) {
+                                        dp_spsc_publish(run->spsc);
+                                        wait_a_bit(run);
+                                }
+                                done += pushed;
+                        }
+                        dp_spsc_publish(run->spsc);
+                        break;
                 case KIND_SPSC_COPY:
                         for (size_t i = 0; i < c->batch; i++) {
                                 struct dp_sample s;
@@ -280,7 +295,8 @@ static void *consumer_main(void *arg) {
                 size_t n = 0;
 
                 switch (c->kind) {
-                case KIND_SPSC_INPLACE: {
+                case KIND_SPSC_INPLACE:
+                case KIND_SPSC_BULK: {
                         const struct dp_sample *first;
 
                         n = DP_MIN(dp_spsc_peek(run->spsc, &first), c->batch);
@@ -417,22 +433,110 @@ static void pick_cpus(int cpus[2], bool *can_spin) {
         *can_spin = true;
 }
 
-static int write_json(const char *path, const struct bench_config *configs, size_t n, int reps, double seconds,
-                      size_t capacity, const int cpus[2], double load_before) {
-        json_t *root, *results;
+/* The VM's two vCPUs may sit close together or far apart on the host, which
+ * moves every number here by a factor of two or more; a cache-line ping-pong
+ * between the two bench CPUs shows which case a repetition got. */
+struct ping_pong {
+        _Atomic uint64_t turn DP_ALIGNED_CACHELINE;
+        int cpus[2];
+        uint64_t rounds;
+        double round_trip_ns;
+};
+
+static void *pong_main(void *arg) {
+        struct ping_pong *pp = arg;
+
+        pin_to(pp->cpus[1]);
+        for (uint64_t i = 0; i < pp->rounds; i++) {
+                while (atomic_load_explicit(&pp->turn, memory_order_acquire) != 2 * i + 1)
+                        ;
+                atomic_store_explicit(&pp->turn, 2 * i + 2, memory_order_release);
+        }
+        return NULL;
+}
+
+static void *ping_main(void *arg) {
+        struct ping_pong *pp = arg;
+        double start;
+
+        pin_to(pp->cpus[0]);
+        start = now_seconds();
+        for (uint64_t i = 0; i < pp->rounds; i++) {
+                atomic_store_explicit(&pp->turn, 2 * i + 1, memory_order_release);
+                while (atomic_load_explicit(&pp->turn, memory_order_acquire) != 2 * i + 2)
+                        ;
+        }
+        pp->round_trip_ns = (now_seconds() - start) * 1e9 / (double) pp->rounds;
+        return NULL;
+}
+
+/* Takes about 10 ms; -1 when there are not two CPUs to bounce a line between. */
+static double measure_round_trip_ns(const int cpus[2], bool can_spin) {
+        struct ping_pong pp = { .cpus = { cpus[0], cpus[1] }, .rounds = 20000 };
+        pthread_t ping, pong;
+
+        if (!can_spin)
+                return -1;
+        if (pthread_create(&pong, NULL, pong_main, &pp) != 0)
+                return -1;
+        if (pthread_create(&ping, NULL, ping_main, &pp) != 0) {
+                /* The pong thread would wait forever: let it run out. */
+                for (uint64_t i = 0; i < pp.rounds; i++) {
+                        atomic_store(&pp.turn, 2 * i + 1);
+                        while (atomic_load(&pp.turn) != 2 * i + 2)
+                                ;
+                }
+                pthread_join(pong, NULL);
+                return -1;
+        }
+        pthread_join(ping, NULL);
+        pthread_join(pong, NULL);
+        return pp.round_trip_ns;
+}
+
+struct bench_context {
+        double seconds;
+        size_t reps;
+        size_t capacity;
+        int cpus[2];
+        bool can_spin;
+        double load_before;
+        double round_trip_ns[MAX_REPS];
+};
+
+/* Involuntary context switches of the two bench threads per measured second
+ * above which the machine was busy with something else.  A quiet run here
+ * sees 20-60 (timer and kernel housekeeping). */
+#define BUSY_PREEMPTIONS_PER_SECOND 100
+
+static double preemptions_per_second(const struct bench_config *c, const struct bench_context *ctx) {
+        long total = 0;
+
+        for (size_t k = 0; k < ctx->reps; k++)
+                total += c->preemptions[k];
+        return (double) total / (ctx->seconds * (double) ctx->reps);
+}
+
+static int write_json(const char *path, const struct bench_config *configs, size_t n,
+                      const struct bench_context *ctx) {
+        json_t *root, *results, *round_trips;
         int r = 0;
 
-        root = json_pack("{s:s, s:f, s:i, s:I, s:[i,i], s:f, s:o}", "benchmark", "spsc", "seconds", seconds,
-                         "repetitions", reps, "capacity", (json_int_t) capacity, "cpus", cpus[0], cpus[1],
-                         "load_average_before", load_before, "results", json_array());
+        root = json_pack("{s:s, s:f, s:I, s:I, s:[i,i], s:f, s:o, s:o}", "benchmark", "spsc", "seconds",
+                         ctx->seconds, "repetitions", (json_int_t) ctx->reps, "capacity",
+                         (json_int_t) ctx->capacity, "cpus", ctx->cpus[0], ctx->cpus[1], "load_average_before",
+                         ctx->load_before, "round_trip_ns", json_array(), "results", json_array());
         if (!root)
                 return -ENOMEM;
+        round_trips = json_object_get(root, "round_trip_ns");
+        for (size_t k = 0; k < ctx->reps; k++)
+                json_array_append_new(round_trips, json_real(ctx->round_trip_ns[k]));
         results = json_object_get(root, "results");
         for (size_t i = 0; i < n; i++) {
                 const struct bench_config *c = &configs[i], *base = baseline_for(configs, n, c);
                 json_t *rates = json_array(), *preemptions = json_array(), *entry;
 
-                for (int k = 0; k < reps; k++) {
+                for (size_t k = 0; k < ctx->reps; k++) {
                         json_array_append_new(rates, json_real(c->rates[k]));
                         json_array_append_new(preemptions, json_integer(c->preemptions[k]));
                 }
@@ -452,6 +556,64 @@ static int write_json(const char *path, const struct bench_config *configs, size
                 r = -EIO;
         json_decref(root);
         return r;
+}
+
+/* Repetitions are interleaved across configurations so that drift on the
+ * machine hits every row alike.  Returns -EBADMSG if a consumer saw samples
+ * out of sequence. */
+static int run_all(struct bench_config *configs, size_t n, struct bench_context *ctx) {
+        int result = 0;
+
+        for (size_t k = 0; k < ctx->reps; k++) {
+                ctx->round_trip_ns[k] = measure_round_trip_ns(ctx->cpus, ctx->can_spin);
+                for (size_t i = 0; i < n; i++) {
+                        uint64_t errors;
+                        int r = run_once(&configs[i], ctx->capacity, ctx->seconds, ctx->cpus, ctx->can_spin,
+                                         &configs[i].rates[k], &configs[i].preemptions[k], &errors);
+
+                        if (r < 0) {
+                                fprintf(stderr, "bench-spsc: %s: %s\n", configs[i].name, strerror(-r));
+                                return r;
+                        }
+                        if (errors > 0) {
+                                fprintf(stderr, "bench-spsc: %s: %" PRIu64 " samples out of sequence\n",
+                                        configs[i].name, errors);
+                                result = -EBADMSG;
+                        }
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                configs[i].median = median_of(configs[i].rates, (int) ctx->reps);
+        return result;
+}
+
+static void print_table(const struct bench_config *configs, size_t n, const struct bench_context *ctx) {
+        bool busy = false;
+
+        printf("core-to-core round trip per repetition (ns):");
+        for (size_t k = 0; k < ctx->reps; k++)
+                printf(" %.0f", ctx->round_trip_ns[k]);
+        printf("\n%-30s %6s %11s %9s %9s %9s %10s\n", "queue", "batch", "median M/s", "min M/s", "max M/s",
+               "vs mutex", "preempt/s");
+        for (size_t i = 0; i < n; i++) {
+                const struct bench_config *c = &configs[i], *base = baseline_for(configs, n, c);
+                double lo = c->rates[0], hi = c->rates[0], preempt_rate = preemptions_per_second(c, ctx);
+
+                for (size_t k = 1; k < ctx->reps; k++) {
+                        lo = DP_MIN(lo, c->rates[k]);
+                        hi = DP_MAX(hi, c->rates[k]);
+                }
+                busy = busy || preempt_rate > BUSY_PREEMPTIONS_PER_SECOND;
+                printf("%-30s %6zu %11.1f %9.1f %9.1f", c->name, c->batch, c->median / 1e6, lo / 1e6, hi / 1e6);
+                if (c->kind != KIND_MUTEX && base)
+                        printf(" %8.1fx", c->median / base->median);
+                else
+                        printf(" %9s", "-");
+                printf(" %10.0f\n", preempt_rate);
+        }
+        if (busy)
+                printf("note: bench threads were preempted more than %d times/s: other load on the machine "
+                       "skewed some rows low\n", BUSY_PREEMPTIONS_PER_SECOND);
 }
 
 /* Other work on the machine skews spinning threads badly; say how busy it was. */
@@ -497,13 +659,10 @@ int main(int argc, char *argv[]) {
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
+        struct bench_context ctx = { .seconds = 2.0, .reps = 3, .capacity = 4096 };
         const char *json_path = NULL;
-        double seconds = 2.0;
-        size_t reps = 3, batch = 64, capacity = 4096;
-        int cpus[2], opt;
-        bool can_spin, failed = false;
-        double load_before;
-        long total_preempted = 0;
+        size_t batch = 64;
+        int opt, r;
 
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 char *end;
@@ -511,14 +670,15 @@ int main(int argc, char *argv[]) {
                 switch (opt) {
                 case 's':
                         errno = 0;
-                        seconds = strtod(optarg, &end);
-                        if (errno != 0 || end == optarg || *end != '\0' || !(seconds > 0 && seconds <= 3600)) {
+                        ctx.seconds = strtod(optarg, &end);
+                        if (errno != 0 || end == optarg || *end != '\0' ||
+                            !(ctx.seconds > 0 && ctx.seconds <= 3600)) {
                                 fprintf(stderr, "bench-spsc: --seconds needs a number in (0, 3600]\n");
                                 return EXIT_FAILURE;
                         }
                         break;
                 case 'r':
-                        if (parse_size(optarg, 1, MAX_REPS, &reps) < 0) {
+                        if (parse_size(optarg, 1, MAX_REPS, &ctx.reps) < 0) {
                                 fprintf(stderr, "bench-spsc: --reps needs 1..%d\n", MAX_REPS);
                                 return EXIT_FAILURE;
                         }
@@ -530,8 +690,8 @@ int main(int argc, char *argv[]) {
                         }
                         break;
                 case 'c':
-                        if (parse_size(optarg, 2, DP_SPSC_CAPACITY_MAX, &capacity) < 0 ||
-                            (capacity & (capacity - 1)) != 0) {
+                        if (parse_size(optarg, 2, DP_SPSC_CAPACITY_MAX, &ctx.capacity) < 0 ||
+                            (ctx.capacity & (ctx.capacity - 1)) != 0) {
                                 fprintf(stderr, "bench-spsc: --capacity needs a power of two in [2, 2^28]\n");
                                 return EXIT_FAILURE;
                         }
@@ -551,79 +711,41 @@ int main(int argc, char *argv[]) {
                 usage(stderr);
                 return EXIT_FAILURE;
         }
-        if (batch > capacity) {
+        if (batch > ctx.capacity) {
                 fprintf(stderr, "bench-spsc: --batch must not exceed --capacity\n");
                 return EXIT_FAILURE;
         }
 
         struct bench_config configs[] = {
                 { .name = "spsc in place (reserve/peek)", .kind = KIND_SPSC_INPLACE, .batch = batch },
+                { .name = "spsc bulk (push_many/peek)", .kind = KIND_SPSC_BULK, .batch = batch },
                 { .name = "spsc copy (push/pop)", .kind = KIND_SPSC_COPY, .batch = batch },
                 { .name = "mutex+condvar", .kind = KIND_MUTEX, .batch = batch },
                 { .name = "spsc unbatched", .kind = KIND_SPSC_COPY, .batch = 1 },
                 { .name = "mutex+condvar unbatched", .kind = KIND_MUTEX, .batch = 1 },
         };
-        const size_t n_configs = batch == 1 ? 2 : DP_ARRAY_SIZE(configs);
-        struct bench_config *list = batch == 1 ? &configs[3] : configs;
+        /* With --batch 1 the batched rows would repeat the unbatched ones. */
+        size_t first = batch == 1 ? 4 : 0, n_configs = DP_ARRAY_SIZE(configs) - first;
 
-        pick_cpus(cpus, &can_spin);
-        load_before = load_average();
+        pick_cpus(ctx.cpus, &ctx.can_spin);
+        ctx.load_before = load_average();
         printf("bench-spsc: %.1f s x %zu reps per configuration, capacity %zu, producer CPU %d, consumer CPU %d%s, "
                "load average %.2f\n",
-               seconds, reps, capacity, cpus[0], cpus[1], can_spin ? "" : " (unpinned, yielding)", load_before);
+               ctx.seconds, ctx.reps, ctx.capacity, ctx.cpus[0], ctx.cpus[1],
+               ctx.can_spin ? "" : " (unpinned, yielding)", ctx.load_before);
 
-        /* Interleave repetitions so drift on the machine hits every row alike. */
-        for (size_t k = 0; k < reps; k++)
-                for (size_t i = 0; i < n_configs; i++) {
-                        uint64_t errors;
-                        int r = run_once(&list[i], capacity, seconds, cpus, can_spin, &list[i].rates[k],
-                                         &list[i].preemptions[k], &errors);
-
-                        if (r < 0) {
-                                fprintf(stderr, "bench-spsc: %s: %s\n", list[i].name, strerror(-r));
-                                return EXIT_FAILURE;
-                        }
-                        if (errors > 0) {
-                                fprintf(stderr, "bench-spsc: %s: %" PRIu64 " samples out of sequence\n",
-                                        list[i].name, errors);
-                                failed = true;
-                        }
-                }
-
-        printf("%-30s %6s %12s %9s %9s %9s %9s\n", "queue", "batch", "median M/s", "min M/s", "max M/s",
-               "vs mutex", "preempt");
-        for (size_t i = 0; i < n_configs; i++) {
-                struct bench_config *c = &list[i];
-                const struct bench_config *base;
-                double lo = c->rates[0], hi = c->rates[0];
-                long preempted = c->preemptions[0];
-
-                c->median = median_of(c->rates, (int) reps);
-                for (size_t k = 1; k < reps; k++) {
-                        lo = DP_MIN(lo, c->rates[k]);
-                        hi = DP_MAX(hi, c->rates[k]);
-                        preempted += c->preemptions[k];
-                }
-                total_preempted += preempted;
-                printf("%-30s %6zu %12.1f %9.1f %9.1f", c->name, c->batch, c->median / 1e6, lo / 1e6, hi / 1e6);
-                base = baseline_for(list, n_configs, c);
-                if (c->kind != KIND_MUTEX && base)
-                        printf(" %8.1fx", c->median / median_of(base->rates, (int) reps));
-                else
-                        printf(" %9s", "-");
-                printf(" %9ld\n", preempted);
-        }
-        if (total_preempted > 0)
-                printf("note: the bench threads were preempted %ld times (\"preempt\" column): other load on the "
-                       "machine, numbers are skewed low\n", total_preempted);
+        r = run_all(configs + first, n_configs, &ctx);
+        if (r < 0 && r != -EBADMSG)
+                return EXIT_FAILURE;
+        print_table(configs + first, n_configs, &ctx);
 
         if (json_path) {
-                int r = write_json(json_path, list, n_configs, (int) reps, seconds, capacity, cpus, load_before);
+                int k = write_json(json_path, configs + first, n_configs, &ctx);
 
-                if (r < 0) {
-                        fprintf(stderr, "bench-spsc: writing %s: %s\n", json_path, strerror(-r));
+                if (k < 0) {
+                        fprintf(stderr, "bench-spsc: writing %s: %s\n", json_path, strerror(-k));
                         return EXIT_FAILURE;
                 }
         }
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

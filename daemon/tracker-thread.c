@@ -28,6 +28,7 @@ struct tracker_thread {
         bool started;
         atomic_bool stop;
 
+        uint64_t tick_lag_ns;
         uint64_t next_refresh_ns;
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
@@ -172,7 +173,9 @@ static void *tracker_main(void *arg) {
                 size_t got = drain_all(t);
                 uint64_t now = now_ns();
 
-                if (dp_tracker_tick(t->tracker, now)) {
+                /* Close an aggregation only once every sample of it can have been
+                 * drained: samples wait up to poll_ms in the ring, then in the queue. */
+                if (dp_tracker_tick(t->tracker, now > t->tick_lag_ns ? now - t->tick_lag_ns : 0)) {
                         if (t->config->target_mode == DP_TARGETS_ALL)
                                 adopt_unknown(t);
                         publish_snapshot(t);
@@ -210,6 +213,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->samplers = samplers;
         t->n = n;
         t->self = getpid();
+        t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + IDLE_SLEEP_MAX_NS + 10000000ull;
         pthread_mutex_init(&t->lock, NULL);
         t->counters = calloc(n, sizeof(*t->counters));
         if (!t->counters) {

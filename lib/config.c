@@ -41,6 +41,8 @@ int dp_config_validate(const struct dp_config *c, const char **why) {
                 bad = "regions need 3 <= min <= max (as DAMON)";
         else if (c->sample_interval_us == 0 || c->aggr_interval_us < c->sample_interval_us)
                 bad = "intervals need 0 < sample <= aggregation";
+        else if (c->aggr_interval_us / c->sample_interval_us > 64)
+                bad = "an aggregation may span at most 64 sampling intervals";
         else if (c->maps_refresh_us < c->aggr_interval_us)
                 bad = "maps refresh interval must be at least the aggregation interval";
 

@@ -122,7 +122,9 @@ static void merge_into(struct dp_region *left, const struct dp_region *right) {
         left->age = weighted_average(left->age, pl, right->age, pr);
         left->nr_samples += right->nr_samples;
         left->last_nr_samples += right->last_nr_samples;
-        left->last_epoch = DP_MAX(left->last_epoch, right->last_epoch);
+        left->next_nr_accesses = weighted_average(left->next_nr_accesses, pl, right->next_nr_accesses, pr);
+        left->access_mask |= right->access_mask;
+        left->next_access_mask |= right->next_access_mask;
         left->end = right->end;
 }
 
@@ -305,7 +307,11 @@ int dp_region_set_aggregate(struct dp_region_set *s, const struct dp_region_limi
                 struct dp_region *reg = &s->regions[i];
 
                 reg->last_nr_accesses = reg->nr_accesses;
-                reg->nr_accesses = 0;
+                /* What was counted ahead of this aggregation's end starts the next one. */
+                reg->nr_accesses = reg->next_nr_accesses;
+                reg->access_mask = reg->next_access_mask;
+                reg->next_nr_accesses = 0;
+                reg->next_access_mask = 0;
                 reg->last_nr_samples = reg->nr_samples;
                 reg->nr_samples = 0;
         }

@@ -7,7 +7,7 @@
 
 #include "damon-perfd/spsc.h"
 
-_Static_assert(sizeof(struct dp_spsc) == 3 * DP_CACHELINE, "one line per role");
+_Static_assert(sizeof(struct dp_spsc) == 5 * DP_CACHELINE, "one cache line per role");
 
 int dp_spsc_init(struct dp_spsc *q, size_t capacity) {
         struct dp_sample *slots = NULL;
@@ -37,11 +37,9 @@ void dp_spsc_destroy(struct dp_spsc *q) {
         if (!q)
                 return;
         free(q->slots);
-        q->slots = NULL;
-        q->mask = 0;
-        q->head_pending = q->tail_cache = q->head_cache = 0;
-        atomic_store_explicit(&q->head, 0, memory_order_relaxed);
-        atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
+        memset(q, 0, sizeof(*q));
+        atomic_init(&q->head, 0);
+        atomic_init(&q->tail, 0);
 }
 
 int dp_spsc_new(size_t capacity, struct dp_spsc **ret) {

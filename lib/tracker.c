@@ -26,6 +26,10 @@ struct dp_tracker {
         /* Read or written per sample. */
         enum dp_tracker_mode mode;
         uint64_t epoch;
+        uint64_t window_start_ns;       /* sample time at which the current aggregation began */
+        uint64_t window_first_epoch;    /* epoch at which it began, for samples without a time */
+        uint64_t interval_reciprocal;   /* 2^64 / sample_interval_ns, rounded up */
+        uint32_t max_nr_accesses;
         struct dp_target *last_target;
         struct target_slot *slots;      /* open addressing, linear probing, load <= 1/2 */
         uint32_t slot_shift;            /* 32 - log2(number of slots) */
@@ -87,7 +91,7 @@ int dp_tracker_new(const struct dp_tracker_config *c, struct dp_tracker **ret) {
         if (c->max_targets < 1 || c->max_targets > MAX_TARGETS_LIMIT)
                 return -EINVAL;
         aggr_samples = c->aggr_interval_ns / c->sample_interval_ns;
-        if (aggr_samples > UINT32_MAX)
+        if (aggr_samples > DP_MAX_NR_ACCESSES)
                 return -EINVAL;
 
         while (nr_slots < 2 * (size_t) c->max_targets) {
@@ -115,8 +119,10 @@ int dp_tracker_new(const struct dp_tracker_config *c, struct dp_tracker **ret) {
                 .max_nr_accesses = (uint32_t) aggr_samples,
         };
         t->rng.state = c->seed;
-        /* Regions start with last_epoch 0, so epoch 0 is never current. */
         t->epoch = 1;
+        t->window_first_epoch = t->epoch;
+        t->max_nr_accesses = (uint32_t) aggr_samples;
+        t->interval_reciprocal = UINT64_MAX / c->sample_interval_ns + 1;
         t->next_aggr_epoch = t->epoch + aggr_samples;
 
         *ret = t;
@@ -328,6 +334,41 @@ enum outcome {
         _OUTCOME_MAX,
 };
 
+/*
+ * The sampling interval a sample belongs to comes from its own timestamp, not
+ * from when it is drained: readers deliver in batches, and DAMON counts at most
+ * one access per region per sampling interval.  Slots 0..max-1 are the current
+ * aggregation, the next max slots the one after it (samples that arrive before
+ * the tick that closes this one).  Late samples fall into slot 0; samples
+ * without a time use the tracker's clock.  A multiply, no division.
+ */
+static inline enum outcome count_access(struct dp_tracker *t, struct dp_region *region, uint64_t time) {
+        uint64_t slot, bit;
+
+        if (dp_unlikely(time == 0))
+                slot = t->epoch - t->window_first_epoch;
+        else if (dp_unlikely(time < t->window_start_ns))
+                slot = 0;
+        else
+                slot = (uint64_t) (((unsigned __int128) (time - t->window_start_ns) * t->interval_reciprocal) >> 64);
+
+        if (dp_likely(slot < t->max_nr_accesses)) {
+                bit = UINT64_C(1) << slot;
+                if (region->access_mask & bit)
+                        return OUTCOME_MATCH;
+                region->access_mask |= bit;
+                region->nr_accesses++;
+                return OUTCOME_MATCH_UPDATE;
+        }
+        slot = DP_MIN(slot - t->max_nr_accesses, (uint64_t) t->max_nr_accesses - 1);
+        bit = UINT64_C(1) << slot;
+        if (region->next_access_mask & bit)
+                return OUTCOME_MATCH;
+        region->next_access_mask |= bit;
+        region->next_nr_accesses++;
+        return OUTCOME_MATCH_UPDATE;
+}
+
 static inline __attribute__((always_inline)) enum outcome account_one(struct dp_tracker *t,
                                                                      const struct dp_sample *s) {
         struct dp_target *target;
@@ -364,11 +405,7 @@ static inline __attribute__((always_inline)) enum outcome account_one(struct dp_
         }
 
         region->nr_samples++;
-        if (region->last_epoch == t->epoch)
-                return OUTCOME_MATCH;
-        region->last_epoch = t->epoch;
-        region->nr_accesses++;
-        return OUTCOME_MATCH_UPDATE;
+        return count_access(t, region, s->time);
 }
 
 static void add_outcomes(struct dp_counter_values *c, const uint64_t n[static _OUTCOME_MAX]) {
@@ -428,6 +465,8 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns) {
         if (!t->clock_started) {
                 t->clock_started = true;
                 t->next_sample_ns = now_ns + t->config.sample_interval_ns;
+                t->window_start_ns = now_ns;
+                t->window_first_epoch = t->epoch;
                 return false;
         }
         if (now_ns < t->next_sample_ns)
@@ -443,6 +482,9 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns) {
                 if (dp_region_set_aggregate(&t->targets[i]->set, &t->limits, &t->rng) < 0)
                         t->split_failures++;
         t->next_aggr_epoch = t->epoch + t->limits.max_nr_accesses;
+        /* The new aggregation starts with the sampling interval now running. */
+        t->window_start_ns = t->next_sample_ns - t->config.sample_interval_ns;
+        t->window_first_epoch = t->epoch;
         t->nr_aggregations++;
         return true;
 }

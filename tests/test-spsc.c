@@ -260,6 +260,36 @@ START_TEST(test_pop_across_wrap) {
 }
 END_TEST
 
+START_TEST(test_push_many) {
+        struct dp_spsc *q = queue_new(8);
+        const struct dp_sample *first = NULL;
+        struct dp_sample in[16], out[16];
+
+        for (uint64_t i = 0; i < DP_ARRAY_SIZE(in); i++)
+                sample_fill(&in[i], i);
+
+        ck_assert_uint_eq(dp_spsc_push_many(q, in, 0), 0);
+        ck_assert_uint_eq(dp_spsc_push_many(q, in, 5), 5);
+        /* Pending until published, like any other push. */
+        ck_assert_uint_eq(dp_spsc_peek(q, &first), 0);
+        dp_spsc_publish(q);
+        ck_assert_uint_eq(dp_spsc_pop(q, out, 3), 3);
+
+        /* Room for 6 of 10, written across the wrap point (slots 5..7, 0..2). */
+        ck_assert_uint_eq(dp_spsc_push_many(q, in + 5, 10), 6);
+        ck_assert_uint_eq(dp_spsc_depth_producer(q), 8);
+        ck_assert_uint_eq(dp_spsc_push_many(q, in + 11, 5), 0);
+        ck_assert_ptr_null(dp_spsc_reserve(q));
+        dp_spsc_publish(q);
+
+        ck_assert_uint_eq(dp_spsc_pop(q, out, DP_ARRAY_SIZE(out)), 8);
+        for (uint64_t i = 0; i < 8; i++)
+                ck_assert_msg(sample_matches(&out[i], 3 + i), "sample %" PRIu64 " wrong", 3 + i);
+        ck_assert_uint_eq(dp_spsc_push_many(q, in + 11, 5), 5);
+        dp_spsc_free(q);
+}
+END_TEST
+
 /* ---- two-thread stress ---- */
 
 #define STRESS_SAMPLES (UINT64_C(20) * 1000 * 1000)
@@ -294,41 +324,69 @@ static void backoff(unsigned *spins) {
         }
 }
 
+/* One sample at a time, alternating in-place writes with push. */
+static void produce_singly(struct stress *st, uint64_t seq, uint64_t end, unsigned *spins) {
+        for (; seq < end; seq++) {
+                struct dp_sample *slot;
+
+                while (!(slot = dp_spsc_reserve(st->q))) {
+                        /* Full: let the consumer see what we have. */
+                        dp_spsc_publish(st->q);
+                        backoff(spins);
+                }
+                if (seq & 1) {
+                        sample_fill(slot, seq);
+                        dp_spsc_commit(st->q);
+                } else {
+                        struct dp_sample s;
+
+                        sample_fill(&s, seq);
+                        /* No ck_assert here: each one writes to Check's pipe. */
+                        if (dp_spsc_push(st->q, &s) < 0) {
+                                /* Keep the stream whole so the test ends. */
+                                st->push_failures++;
+                                *slot = s;
+                                dp_spsc_commit(st->q);
+                        }
+                }
+                st->produced_checksum += sample_checksum(slot);
+        }
+}
+
+/* A local batch handed over with push_many, which may take only part of it. */
+static void produce_many(struct stress *st, uint64_t seq, uint64_t end, unsigned *spins) {
+        struct dp_sample buf[STRESS_MAX_BATCH];
+        size_t n = (size_t) (end - seq), done = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                sample_fill(&buf[i], seq + i);
+                st->produced_checksum += sample_checksum(&buf[i]);
+        }
+        while (done < n) {
+                size_t pushed = dp_spsc_push_many(st->q, buf + done, n - done);
+
+                if (pushed == 0) {
+                        dp_spsc_publish(st->q);
+                        backoff(spins);
+                }
+                done += pushed;
+        }
+}
+
 static void *stress_producer(void *arg) {
         struct stress *st = arg;
         uint64_t rng = 0x9e3779b97f4a7c15u, seq = 0;
         unsigned spins = 0;
 
         while (seq < st->total) {
-                uint64_t batch = 1 + xorshift64(&rng) % STRESS_MAX_BATCH;
+                uint64_t r = xorshift64(&rng);
+                uint64_t end = DP_MIN(seq + 1 + r % STRESS_MAX_BATCH, st->total);
 
-                for (uint64_t i = 0; i < batch && seq < st->total; i++) {
-                        struct dp_sample *slot;
-
-                        while (!(slot = dp_spsc_reserve(st->q))) {
-                                /* Full: let the consumer see what we have. */
-                                dp_spsc_publish(st->q);
-                                backoff(&spins);
-                        }
-                        /* Alternate in-place writes with push to cover both. */
-                        if (seq & 1) {
-                                sample_fill(slot, seq);
-                                dp_spsc_commit(st->q);
-                        } else {
-                                struct dp_sample s;
-
-                                sample_fill(&s, seq);
-                                /* No ck_assert here: each one writes to Check's pipe. */
-                                if (dp_spsc_push(st->q, &s) < 0) {
-                                        /* Keep the stream whole so the test ends. */
-                                        st->push_failures++;
-                                        *slot = s;
-                                        dp_spsc_commit(st->q);
-                                }
-                        }
-                        st->produced_checksum += sample_checksum(slot);
-                        seq++;
-                }
+                if ((r >> 32) % 3 == 0)
+                        produce_many(st, seq, end, &spins);
+                else
+                        produce_singly(st, seq, end, &spins);
+                seq = end;
                 dp_spsc_publish(st->q);
         }
         return NULL;
@@ -409,6 +467,7 @@ static Suite *spsc_suite(void) {
         tcase_add_test(tc, test_unpublished_invisible);
         tcase_add_test(tc, test_wrap_peek);
         tcase_add_test(tc, test_pop_across_wrap);
+        tcase_add_test(tc, test_push_many);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("stress");

@@ -56,6 +56,9 @@ START_TEST(test_config) {
         bad.aggr_interval_ns = MS;
         ck_assert_int_eq(dp_tracker_new(&bad, &t), -EINVAL);
         bad = c;
+        bad.aggr_interval_ns = 65 * c.sample_interval_ns;     /* more than 64 intervals */
+        ck_assert_int_eq(dp_tracker_new(&bad, &t), -EINVAL);
+        bad = c;
         bad.max_targets = 0;
         ck_assert_int_eq(dp_tracker_new(&bad, &t), -EINVAL);
         bad = c;
@@ -722,6 +725,63 @@ START_TEST(test_churn) {
 }
 END_TEST
 
+/* Samples are filed under the sampling interval of their own timestamp, so a
+ * batch drained late still counts one access per interval it covers. */
+START_TEST(test_sample_time_slots) {
+        _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
+        struct dp_range r[] = { R(0, P(10)) };
+        struct dp_counter_values c = {};
+        const struct dp_region *regions;
+        const uint64_t t0 = 1000 * MS;
+        size_t n;
+
+        ck_assert_int_eq(dp_tracker_add_target(t, 1, r, 1), 0);
+        ck_assert(!dp_tracker_tick(t, t0));
+
+        /* One aggregation's worth, two samples per interval, all drained at once. */
+        for (uint64_t slot = 0; slot < 20; slot++)
+                for (int k = 0; k < 2; k++) {
+                        struct dp_sample s = vsample(1, P(0));
+
+                        s.time = t0 + slot * 5 * MS + (uint64_t) k * MS;
+                        dp_tracker_account(t, &s, &c);
+                }
+        /* Three samples ahead of the tick that will close this aggregation. */
+        for (uint64_t slot = 20; slot < 23; slot++) {
+                struct dp_sample s = vsample(1, P(0));
+
+                s.time = t0 + slot * 5 * MS;
+                dp_tracker_account(t, &s, &c);
+        }
+        ck_assert_uint_eq(c.v[DP_C_MATCH], 43);
+        ck_assert_uint_eq(c.v[DP_C_UPDATE], 23);
+
+        ck_assert(dp_tracker_tick(t, t0 + 100 * MS));
+        ck_assert_int_eq(dp_tracker_target_regions(t, 1, &regions, &n), 0);
+        {
+                uint32_t last = 0, now = 0;
+
+                for (size_t i = 0; i < n; i++) {
+                        last = DP_MAX(last, regions[i].last_nr_accesses);
+                        now = DP_MAX(now, regions[i].nr_accesses);
+                }
+                ck_assert_uint_eq(last, 20);    /* every interval of the closed aggregation */
+                ck_assert_uint_eq(now, 3);      /* the early ones open the next */
+        }
+
+        /* A sample from before the current aggregation lands in its first interval, once. */
+        {
+                struct dp_sample s = vsample(1, P(0));
+                uint64_t before = c.v[DP_C_UPDATE];
+
+                s.time = t0 + 50 * MS;
+                dp_tracker_account(t, &s, &c);
+                dp_tracker_account(t, &s, &c);
+                ck_assert_uint_eq(c.v[DP_C_UPDATE], before);    /* slot 0 was already counted */
+        }
+}
+END_TEST
+
 static Suite *tracker_suite(void) {
         Suite *s = suite_create("tracker");
         TCase *tc = tcase_create("core");
@@ -732,6 +792,7 @@ static Suite *tracker_suite(void) {
         tcase_add_test(tc, test_match_and_miss_reasons);
         tcase_add_test(tc, test_one_update_per_epoch);
         tcase_add_test(tc, test_tick_and_aggregation);
+        tcase_add_test(tc, test_sample_time_slots);
         tcase_add_test(tc, test_counter_sums_random);
         tcase_add_test(tc, test_region_sums_match_counters);
         tcase_add_test(tc, test_unknown_tgids);

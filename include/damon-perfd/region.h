@@ -29,14 +29,20 @@
 struct dp_region {
         uint64_t start;
         uint64_t end;                   /* exclusive */
-        uint64_t last_epoch;            /* private: epoch of the last counted access */
+        /* Private: one bit per sampling interval of the current (and the next)
+         * aggregation that has already been counted in nr_accesses. */
+        uint64_t access_mask;
+        uint64_t next_access_mask;
         uint64_t nr_samples;            /* samples in the current aggregation */
         uint64_t last_nr_samples;       /* samples in the last completed aggregation */
-        uint32_t nr_accesses;           /* epochs with >= 1 sample, current aggregation */
+        uint32_t nr_accesses;           /* sampling intervals with >= 1 sample, current aggregation */
         uint32_t last_nr_accesses;      /* ... last completed aggregation: the access rate */
         uint32_t age;                   /* aggregations since the rate last changed materially */
-        uint32_t reserved;
+        uint32_t next_nr_accesses;      /* counted early for the next aggregation (samples ahead of the tick) */
 };
+
+/* A region counts at most one access per sampling interval, in a 64-bit mask. */
+#define DP_MAX_NR_ACCESSES 64
 
 struct dp_region_set {
         struct dp_region *regions;
