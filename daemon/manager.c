@@ -11,6 +11,7 @@
 #include "damon-perfd/cpu-list.h"
 #include "damon-perfd/proc-parse.h"
 #include "damon-perfd/stats.h"
+#include "event-hub.h"
 #include "log.h"
 #include "manager.h"
 #include "pmu-select.h"
@@ -18,22 +19,6 @@
 #include "sampler.h"
 #include "tracker-thread.h"
 
-struct manager {
-        struct manager_options o;
-        const struct dp_source *source;
-        struct dp_cpu_list cpus;
-
-        size_t n;
-        struct sampler *samplers;
-        struct dp_cpu_stats *stats;     /* cache-line aligned, one per sampler */
-        int stop_fd;
-        atomic_bool readers_stop;
-        struct tracker_thread *tracker;
-
-        sd_event *event;
-        uint64_t start_ns;
-        struct dp_stats_view view;      /* scratch for reports */
-};
 
 static uint64_t now_ns(void) {
         struct timespec ts;
@@ -62,7 +47,7 @@ static int load_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
         return r;
 }
 
-static void collect(struct manager *m) {
+void manager_collect(struct manager *m) {
         const struct dp_cpu_stats *stats[DP_CPU_MAX];
         int ids[DP_CPU_MAX];
 
@@ -72,6 +57,7 @@ static void collect(struct manager *m) {
         }
         m->view.source = m->source;
         m->view.uptime_ns = now_ns() - m->start_ns;
+        m->view.sample_rate = m->sample_rate;
         dp_stats_collect(&m->view, stats, ids, m->n);
 }
 
@@ -88,6 +74,9 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         m->stop_fd = -1;
         m->start_ns = now_ns();
 
+        r = event_hub_new(&m->hub);
+        if (r < 0)
+                goto fail;
         r = pmu_select(m->o.config.source, &m->source);
         if (r < 0)
                 goto fail;
@@ -99,8 +88,9 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         m->samplers = calloc(m->n, sizeof(*m->samplers));
         m->stats = aligned_alloc(DP_CACHELINE, m->n * sizeof(*m->stats));
         m->view.cpus = calloc(m->n, sizeof(*m->view.cpus));
+        m->prev = calloc(m->n, sizeof(*m->prev));
         m->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (!m->samplers || !m->stats || !m->view.cpus || m->stop_fd < 0) {
+        if (!m->samplers || !m->stats || !m->view.cpus || !m->prev || m->stop_fd < 0) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -116,6 +106,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 .ring_pages = m->o.config.ring_pages,
                 .queue_capacity = m->o.config.queue_capacity,
                 .poll_ms = m->o.config.poll_ms,
+                .hub = m->hub,
         };
         for (size_t i = 0; i < m->n; i++) {
                 dp_cpu_stats_init(&m->stats[i]);
@@ -125,7 +116,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         }
 
         /* The tracker first, so that no queue fills before anyone drains it. */
-        r = tracker_thread_start(&m->o.config, m->samplers, m->n, &m->tracker);
+        r = tracker_thread_start(&m->o.config, m->samplers, m->n, m->hub, &m->tracker);
         if (r < 0) {
                 log_error("cannot start the region tracker: %s", strerror(-r));
                 goto fail;
@@ -162,7 +153,7 @@ static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static void print_report(struct manager *m) {
-        collect(m);
+        manager_collect(m);
         report_print(stdout, &m->view, m->tracker, m->o.top);
         fflush(stdout);
 }
@@ -172,6 +163,37 @@ static int on_print(sd_event_source *s, uint64_t usec, void *userdata) {
 
         print_report(m);
         return sd_event_source_set_time(s, usec + m->o.print_interval_sec * 1000000ull);
+}
+
+/* Once a second: the sample rate, and the counter-derived Monitor() events. */
+static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+        uint64_t now = now_ns(), valid;
+
+        manager_collect(m);
+        valid = m->view.total.v[DP_C_VALID];
+        if (m->rate_ns && now > m->rate_ns)
+                m->sample_rate = (double) (valid - m->rate_valid) * 1e9 / (double) (now - m->rate_ns);
+        m->rate_valid = valid;
+        m->rate_ns = now;
+
+        for (size_t i = 0; i < m->n; i++) {
+                const uint64_t *v = m->view.cpus[i].counters.v, *p = m->prev[i].v;
+                int cpu = m->view.cpus[i].cpu;
+
+                if (v[DP_C_OVERFLOW] > p[DP_C_OVERFLOW])
+                        event_hub_push(m->hub, &(struct hub_event) {
+                                .kind = HUB_RING_OVERFLOW, .timestamp_usec = hub_now_usec(), .cpu = cpu,
+                                .count = v[DP_C_OVERFLOW] - p[DP_C_OVERFLOW], .depth = v[DP_C_RING_PEAK],
+                        });
+                if (event_hub_sample_rate(m->hub) && v[DP_C_DEQUEUE] > p[DP_C_DEQUEUE])
+                        event_hub_push(m->hub, &(struct hub_event) {
+                                .kind = HUB_DRAIN, .timestamp_usec = hub_now_usec(), .cpu = cpu,
+                                .count = v[DP_C_DEQUEUE] - p[DP_C_DEQUEUE],
+                        });
+                m->prev[i] = m->view.cpus[i].counters;
+        }
+        return sd_event_source_set_time(s, usec + 1000000ull);
 }
 
 static void stop_pipeline(struct manager *m) {
@@ -190,7 +212,7 @@ static int dump_final(struct manager *m) {
         _cleanup_fclose_ FILE *f = NULL;
         int r = 0;
 
-        collect(m);
+        manager_collect(m);
         if (m->o.dump_stats == DUMP_TEXT)
                 report_print(stdout, &m->view, m->tracker, m->o.top);
         else if (m->o.dump_stats == DUMP_JSON)
@@ -225,6 +247,8 @@ int manager_run(struct manager *m) {
         if (r >= 0 && m->o.duration_sec)
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, m->o.duration_sec * 1000000ull, 0,
                                                on_duration, m);
+        if (r >= 0)
+                r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, 1000000ull, 0, on_second, m);
         if (r >= 0 && m->o.print_interval_sec)
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
                                                m->o.print_interval_sec * 1000000ull, 0, on_print, m);
@@ -256,8 +280,10 @@ void manager_free(struct manager *m) {
         free(m->samplers);
         free(m->stats);
         free(m->view.cpus);
+        free(m->prev);
         if (m->stop_fd >= 0)
                 close(m->stop_fd);
         sd_event_unref(m->event);
+        event_hub_free(m->hub);
         free(m);
 }

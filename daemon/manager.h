@@ -3,7 +3,15 @@
 
 #include <stdint.h>
 
+#include <stdatomic.h>
+#include <systemd/sd-event.h>
+
 #include "damon-perfd/config.h"
+#include "damon-perfd/cpu-list.h"
+#include "damon-perfd/stats.h"
+#include "event-hub.h"
+#include "sampler.h"
+#include "tracker-thread.h"
 
 enum dump_format {
         DUMP_NONE,
@@ -20,7 +28,31 @@ struct manager_options {
         const char *stats_file;
 };
 
-struct manager;
+struct manager {
+        struct manager_options o;
+        const struct dp_source *source;
+        struct dp_cpu_list cpus;
+
+        size_t n;
+        struct sampler *samplers;
+        struct dp_cpu_stats *stats;     /* cache-line aligned, one per sampler */
+        int stop_fd;
+        atomic_bool readers_stop;
+        struct tracker_thread *tracker;
+        struct event_hub *hub;
+
+        sd_event *event;
+        uint64_t start_ns;
+        struct dp_stats_view view;      /* scratch for reports */
+
+        /* Valid samples per second, from the last two one-second ticks. */
+        uint64_t rate_valid, rate_ns;
+        double sample_rate;
+        struct dp_counter_values *prev; /* per CPU, at the last one-second tick */
+};
+
+/* A fresh snapshot of every CPU's counters into m->view. */
+void manager_collect(struct manager *m);
 
 /* Picks the source, sets up every CPU's sampler and starts the threads.  A CPU
  * that fails is left in ERROR; only a failure that leaves nothing to run is an error. */

@@ -9,8 +9,18 @@
 int sampler_transition(struct sampler *s, enum dp_cpu_state to, enum dp_cpu_step step, int error) {
         int from = dp_cpu_transition(s->stats, to, step, error);
 
-        if (from >= 0)
-                log_cpu_transition(s->cpu, from, to, step, error, s->reader.source ? s->reader.source->pmu : "?");
+        if (from < 0)
+                return from;
+        log_cpu_transition(s->cpu, from, to, step, error, s->reader.source ? s->reader.source->pmu : "?");
+        event_hub_push(s->hub, &(struct hub_event) {
+                .kind = HUB_STATE_CHANGE,
+                .timestamp_usec = hub_now_usec(),
+                .cpu = s->cpu,
+                .from = from,
+                .to = to,
+                .failed_step = step,
+                .error = error,
+        });
         return from;
 }
 
@@ -34,6 +44,7 @@ int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *opti
                 .stop_fd = stop_fd,
                 .stop = stop,
                 .poll_ms = options->poll_ms,
+                .hub = options->hub,
         };
         s->reader.source = options->source;
 

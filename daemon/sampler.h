@@ -16,6 +16,7 @@
 #include "damon-perfd/ring-reader.h"
 #include "damon-perfd/source.h"
 #include "damon-perfd/spsc.h"
+#include "event-hub.h"
 
 struct sampler_options {
         const struct dp_source *source;
@@ -23,6 +24,7 @@ struct sampler_options {
         size_t ring_pages;              /* data pages per CPU ring, a power of two */
         size_t queue_capacity;          /* samples per CPU queue, a power of two */
         unsigned poll_ms;               /* reader wakes at least this often */
+        struct event_hub *hub;          /* state changes go here too; may be NULL */
 };
 
 struct sampler {
@@ -41,6 +43,7 @@ struct sampler {
         int stop_fd;                    /* eventfd shared by all readers: readable means stop */
         const atomic_bool *stop;
         unsigned poll_ms;
+        struct event_hub *hub;
 };
 
 /* Sets the sampler up to ENABLED; on failure the CPU is in ERROR and the

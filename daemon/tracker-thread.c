@@ -29,6 +29,9 @@ struct tracker_thread {
         atomic_bool stop;
 
         uint64_t tick_lag_ns;
+        struct event_hub *hub;
+        double sample_tokens;                   /* Monitor() sample budget */
+        uint64_t tokens_ns;
         uint64_t next_refresh_ns;
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
@@ -136,6 +139,35 @@ static void publish_snapshot(struct tracker_thread *t) {
         pthread_mutex_unlock(&t->lock);
 }
 
+/*
+ * When a Monitor() client asked for records, shows the first sample of a
+ * batch while the per-second budget lasts: the hot path itself stays as it is.
+ */
+static void maybe_show_sample(struct tracker_thread *t, const struct dp_sample *s) {
+        uint32_t rate = event_hub_sample_rate(t->hub);
+        uint64_t now;
+        enum dp_counter outcome;
+
+        if (rate == 0)
+                return;
+        now = now_ns();
+        t->sample_tokens = DP_MIN((double) rate, t->sample_tokens + (double) rate * (double) (now - t->tokens_ns) / 1e9);
+        t->tokens_ns = now;
+        if (t->sample_tokens < 1)
+                return;
+        t->sample_tokens -= 1;
+
+        outcome = dp_tracker_classify(t->tracker, s);
+        event_hub_push(t->hub, &(struct hub_event) {
+                .kind = outcome == DP_C_MATCH ? HUB_SAMPLE : HUB_REPORT_MISSED,
+                .timestamp_usec = hub_now_usec(),
+                .cpu = s->cpu,
+                .pid = s->pid,
+                .addr = t->config->target_mode == DP_TARGETS_PHYS ? s->paddr : s->vaddr,
+                .reason = outcome,
+        });
+}
+
 /* Takes everything queued now; returns the number of samples. */
 static size_t drain_all(struct tracker_thread *t) {
         size_t total = 0;
@@ -149,6 +181,7 @@ static size_t drain_all(struct tracker_thread *t) {
                 if (!q)
                         continue;
                 while ((n = dp_spsc_peek(q, &first)) > 0) {
+                        maybe_show_sample(t, first);
                         dp_tracker_account_batch(t->tracker, first, n, c);
                         dp_spsc_consume(q, n);
                         got += n;
@@ -201,7 +234,7 @@ static void *tracker_main(void *arg) {
 }
 
 int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
-                         struct tracker_thread **ret) {
+                         struct event_hub *hub, struct tracker_thread **ret) {
         struct dp_tracker_config tc;
         struct tracker_thread *t;
         int r;
@@ -212,6 +245,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->config = config;
         t->samplers = samplers;
         t->n = n;
+        t->hub = hub;
         t->self = getpid();
         t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + IDLE_SLEEP_MAX_NS + 10000000ull;
         pthread_mutex_init(&t->lock, NULL);
@@ -286,4 +320,14 @@ void tracker_thread_summary(struct tracker_thread *t, size_t *nr_targets, size_t
         *nr_targets = t->published.nr_targets;
         *nr_regions = t->published.nr_regions;
         pthread_mutex_unlock(&t->lock);
+}
+
+int tracker_thread_with_snapshot(struct tracker_thread *t,
+                                 int (*fn)(const struct dp_tracker_snapshot *snap, void *userdata), void *userdata) {
+        int r;
+
+        pthread_mutex_lock(&t->lock);
+        r = fn(&t->published, userdata);
+        pthread_mutex_unlock(&t->lock);
+        return r;
 }

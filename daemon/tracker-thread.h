@@ -18,8 +18,9 @@
 
 struct tracker_thread;
 
+/* Sampled records for Monitor() go to @hub (may be NULL) when it asks for them. */
 int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
-                         struct tracker_thread **ret);
+                         struct event_hub *hub, struct tracker_thread **ret);
 
 /* Stops the thread after a last drain of every queue; idempotent. */
 void tracker_thread_stop(struct tracker_thread *t);
@@ -29,6 +30,11 @@ void tracker_thread_free(struct tracker_thread *t);
  * returns how many, and the snapshot's max_nr_accesses in *max_nr_accesses. */
 size_t tracker_thread_hottest(struct tracker_thread *t, size_t n, struct dp_hot_region *out,
                               uint32_t *max_nr_accesses);
+
+/* Runs @fn on the last published snapshot, under the lock that keeps the
+ * tracker from swapping it meanwhile: keep @fn short. */
+int tracker_thread_with_snapshot(struct tracker_thread *t,
+                                 int (*fn)(const struct dp_tracker_snapshot *snap, void *userdata), void *userdata);
 
 /* Targets of the last published snapshot: count and total regions. */
 void tracker_thread_summary(struct tracker_thread *t, size_t *nr_targets, size_t *nr_regions);

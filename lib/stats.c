@@ -23,7 +23,15 @@ size_t dp_stats_count_state(const struct dp_stats_view *view, enum dp_cpu_state 
         return n;
 }
 
-static json_t *counters_to_json(const struct dp_counter_values *v) {
+json_t *dp_source_to_json(const struct dp_source *source) {
+        return json_pack("{s:s,s:s,s:b,s:s}",
+                         "name", source->name,
+                         "pmu", source->pmu,
+                         "hardware", source->hardware,
+                         "description", source->description);
+}
+
+json_t *dp_counters_to_json(const struct dp_counter_values *v) {
         json_t *o = json_object();
 
         if (!o)
@@ -41,27 +49,18 @@ json_t *dp_stats_to_json(const struct dp_stats_view *view) {
                 return NULL;
         for (size_t i = 0; i < view->n_cpus; i++) {
                 const struct dp_cpu_view *c = &view->cpus[i];
-                json_t *o = counters_to_json(&c->counters);
 
-                if (!o)
-                        break;
-                json_object_set_new(o, "cpu", json_integer(c->cpu));
-                json_object_set_new(o, "state", json_string(dp_cpu_state_name(c->status.state)));
-                json_object_set_new(o, "failed_step", c->status.state == DP_CPU_ERROR
-                                                              ? json_string(dp_cpu_step_name(c->status.failed_step))
-                                                              : json_null());
-                json_object_set_new(o, "errno", json_integer(-c->status.error));
-                json_array_append_new(cpus, o);
+                json_array_append_new(cpus, json_pack("{s:i,s:s,s:o}",
+                                                      "cpu", c->cpu,
+                                                      "state", dp_cpu_state_name(c->status.state),
+                                                      "counters", dp_counters_to_json(&c->counters)));
         }
 
-        return json_pack("{s:{s:s,s:s,s:b,s:s},s:I,s:o,s:o}",
-                         "source",
-                         "name", view->source->name,
-                         "pmu", view->source->pmu,
-                         "hardware", view->source->hardware,
-                         "description", view->source->description,
+        return json_pack("{s:o,s:I,s:f,s:o,s:o}",
+                         "source", dp_source_to_json(view->source),
                          "uptime_usec", (json_int_t) (view->uptime_ns / 1000),
-                         "totals", counters_to_json(&view->total),
+                         "sample_rate", view->sample_rate,
+                         "totals", dp_counters_to_json(&view->total),
                          "cpus", cpus);
 }
 

@@ -408,6 +408,32 @@ static inline __attribute__((always_inline)) enum outcome account_one(struct dp_
         return count_access(t, region, s->time);
 }
 
+enum dp_counter dp_tracker_classify(struct dp_tracker *t, const struct dp_sample *s) {
+        struct dp_target *target;
+        struct dp_region *region;
+        uint64_t addr;
+
+        if (t->mode == DP_TRACKER_VADDR) {
+                target = lookup_target(t, s->pid);
+                addr = s->vaddr;
+        } else {
+                target = t->paddr_target;
+                if (target && !(s->flags & DP_SAMPLE_PHYS_VALID))
+                        return DP_C_MISS_BOUND;
+                addr = s->paddr;
+        }
+        if (!target)
+                return DP_C_MISS_TGID;
+        switch (dp_region_set_find(&target->set, addr, &region)) {
+        case DP_REGION_MATCH:
+                return DP_C_MATCH;
+        case DP_REGION_MISS_REGION:
+                return DP_C_MISS_REGION;
+        default:
+                return DP_C_MISS_BOUND;
+        }
+}
+
 static void add_outcomes(struct dp_counter_values *c, const uint64_t n[static _OUTCOME_MAX]) {
         c->v[DP_C_MATCH] += n[OUTCOME_MATCH] + n[OUTCOME_MATCH_UPDATE];
         c->v[DP_C_UPDATE] += n[OUTCOME_MATCH_UPDATE];

@@ -144,7 +144,7 @@ START_TEST(test_daemon_finds_hot_area) {
                 snprintf(needle, sizeof(needle), "CPU%d: ENABLED -> RUNNING", id);
                 ck_assert_msg(strstr(log, needle), "CPU%d never reached RUNNING:\n%s", id, log);
                 ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
-                counters_from_json(entry, &cpu);
+                counters_from_json(json_object_get(entry, "counters"), &cpu);
                 ck_assert_uint_eq(cpu.v[DP_C_CREATE], 1);
                 ck_assert_uint_eq(cpu.v[DP_C_BIND], 1);
                 ck_assert_uint_eq(cpu.v[DP_C_ENABLE], 1);

@@ -166,6 +166,17 @@ START_TEST(test_match_and_miss_reasons) {
         ck_assert_uint_eq(sum_misses_and_matches(&c), 5);
         ck_assert_uint_eq(c.v[DP_C_DEQUEUE], 0);        /* the caller's counter */
 
+        /* classify says the same, and counts nothing */
+        s = vsample(100, P(15));
+        ck_assert_int_eq(dp_tracker_classify(t, &s), DP_C_MATCH);
+        s = vsample(101, P(15));
+        ck_assert_int_eq(dp_tracker_classify(t, &s), DP_C_MISS_TGID);
+        s = vsample(100, P(25));
+        ck_assert_int_eq(dp_tracker_classify(t, &s), DP_C_MISS_REGION);
+        s = vsample(100, P(40));
+        ck_assert_int_eq(dp_tracker_classify(t, &s), DP_C_MISS_BOUND);
+        ck_assert_uint_eq(sum_misses_and_matches(&c), 5);
+
         ck_assert_int_eq(dp_tracker_target_regions(t, 100, &regions, &n), 0);
         for (size_t i = 0; i < n; i++) {
                 bool hit = regions[i].start <= P(15) && P(15) < regions[i].end;

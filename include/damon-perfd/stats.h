@@ -23,6 +23,7 @@ struct dp_cpu_view {
 struct dp_stats_view {
         const struct dp_source *source;
         uint64_t uptime_ns;
+        double sample_rate;             /* valid samples per second, recently */
         size_t n_cpus;
         struct dp_cpu_view *cpus;       /* caller-owned */
         struct dp_counter_values total;
@@ -32,7 +33,10 @@ struct dp_stats_view {
 void dp_stats_collect(struct dp_stats_view *view, const struct dp_cpu_stats *const *stats, const int *cpu_ids,
                       size_t n);
 
-/* {"source": {...}, "uptime_usec", "totals": {...}, "cpus": [{"cpu", "state", "failed_step", "errno", ...counters}]} */
+/* The shapes of io.damon.perfd (varlink/io.damon.perfd.varlink): Counters, Source,
+ * and GetStats()'s reply {source, uptime_usec, sample_rate, totals, cpus[{cpu, state, counters}]}. */
+json_t *dp_counters_to_json(const struct dp_counter_values *v);
+json_t *dp_source_to_json(const struct dp_source *source);
 json_t *dp_stats_to_json(const struct dp_stats_view *view);
 
 /* The counter table by layer, then one line per CPU. */

@@ -92,6 +92,10 @@ void dp_tracker_account(struct dp_tracker *t, const struct dp_sample *s, struct 
 void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, size_t n,
                               struct dp_counter_values *c);
 
+/* What dp_tracker_account() would file @s under (DP_C_MATCH or a DP_C_MISS_*),
+ * without counting anything: for showing sampled records to people. */
+enum dp_counter dp_tracker_classify(struct dp_tracker *t, const struct dp_sample *s);
+
 /*
  * Moves up to @max of the tgids that missed (no target, vaddr mode) since
  * the last call into @out, each once, and forgets them.  Returns how many.

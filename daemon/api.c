@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "api.h"
+
+json_t *api_get_stats(struct manager *m) {
+        manager_collect(m);
+        return dp_stats_to_json(&m->view);
+}
+
+json_t *api_get_cpus(struct manager *m) {
+        json_t *cpus = json_array();
+
+        manager_collect(m);
+        for (size_t i = 0; cpus && i < m->n; i++) {
+                const struct sampler *s = &m->samplers[i];
+                const struct dp_cpu_view *c = &m->view.cpus[i];
+                bool failed = c->status.state == DP_CPU_ERROR;
+
+                json_array_append_new(cpus, json_pack("{s:i,s:s,s:o,s:o,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+                        "cpu", c->cpu,
+                        "state", dp_cpu_state_name(c->status.state),
+                        "failed_step", failed ? json_string(dp_cpu_step_name(c->status.failed_step)) : json_null(),
+                        "errno", failed ? json_integer(-c->status.error) : json_null(),
+                        "pmu", m->source->pmu,
+                        "pmu_type", (json_int_t) s->attr.type,
+                        "config", (json_int_t) s->attr.config,
+                        "sample_period", (json_int_t) s->attr.sample_period,
+                        "ring_bytes", (json_int_t) m->o.config.ring_pages * (json_int_t) sysconf(_SC_PAGESIZE),
+                        "queue_capacity", (json_int_t) m->o.config.queue_capacity,
+                        "ring_peak", (json_int_t) c->counters.v[DP_C_RING_PEAK],
+                        "lost", (json_int_t) (c->counters.v[DP_C_LOST] + c->counters.v[DP_C_LOST_SAMPLES])));
+        }
+        return json_pack("{s:o}", "cpus", cpus);
+}
+
+struct targets_query {
+        const char *kind;
+        json_t *result;
+};
+
+static int targets_to_json(const struct dp_tracker_snapshot *snap, void *userdata) {
+        struct targets_query *q = userdata;
+        json_t *targets = json_array();
+
+        for (size_t i = 0; targets && i < snap->nr_targets; i++) {
+                const struct dp_snapshot_target *t = &snap->targets[i];
+
+                json_array_append_new(targets, json_pack("{s:I,s:s,s:I,s:I,s:I}",
+                        "pid", (json_int_t) t->tgid,
+                        "kind", q->kind,
+                        "start", (json_int_t) t->start,
+                        "end", (json_int_t) t->end,
+                        "nr_regions", (json_int_t) t->nr_regions));
+        }
+        q->result = json_pack("{s:o,s:i,s:I}", "targets", targets, "max_nr_accesses", (int) snap->max_nr_accesses,
+                              "aggregations", (json_int_t) snap->nr_aggregations);
+        return q->result ? 0 : -ENOMEM;
+}
+
+json_t *api_get_targets(struct manager *m) {
+        struct targets_query q = {
+                /* The physical space is target 0 in paddr mode. */
+                .kind = m->o.config.target_mode == DP_TARGETS_PHYS ? "physical" : "process",
+        };
+
+        (void) tracker_thread_with_snapshot(m->tracker, targets_to_json, &q);
+        return q.result;
+}
+
+struct regions_query {
+        int64_t target;
+        size_t limit;
+        json_t *result;
+};
+
+static int regions_to_json(const struct dp_tracker_snapshot *snap, void *userdata) {
+        struct regions_query *q = userdata;
+        _cleanup_free_ struct dp_hot_region *hot = NULL;
+        json_t *regions;
+        bool found = q->target < 0;
+        size_t n;
+
+        for (size_t i = 0; !found && i < snap->nr_targets; i++)
+                found = snap->targets[i].tgid == (uint64_t) q->target;
+        if (!found)
+                return -ENOENT;
+
+        hot = calloc(snap->nr_regions ?: 1, sizeof(*hot));
+        regions = json_array();
+        if (!hot || !regions) {
+                json_decref(regions);
+                return -ENOMEM;
+        }
+        n = dp_snapshot_hottest(snap, snap->nr_regions, hot);
+        for (size_t i = 0; i < n && json_array_size(regions) < q->limit; i++) {
+                const struct dp_snapshot_region *r = &hot[i].region;
+
+                if (q->target >= 0 && hot[i].tgid != (uint64_t) q->target)
+                        continue;
+                json_array_append_new(regions, json_pack("{s:I,s:I,s:I,s:i,s:I,s:i}",
+                        "target", (json_int_t) hot[i].tgid,
+                        "start", (json_int_t) r->start,
+                        "end", (json_int_t) r->end,
+                        "nr_accesses", (int) r->last_nr_accesses,
+                        "samples", (json_int_t) r->last_nr_samples,
+                        "age", (int) r->age));
+        }
+        q->result = json_pack("{s:o,s:i,s:I,s:I}", "regions", regions,
+                              "max_nr_accesses", (int) snap->max_nr_accesses,
+                              "sample_interval_usec", (json_int_t) (snap->sample_interval_ns / 1000),
+                              "aggr_interval_usec", (json_int_t) (snap->aggr_interval_ns / 1000));
+        return q->result ? 0 : -ENOMEM;
+}
+
+int api_get_regions(struct manager *m, int64_t target, size_t limit, json_t **ret) {
+        struct regions_query q = { .target = target, .limit = limit };
+        int r = tracker_thread_with_snapshot(m->tracker, regions_to_json, &q);
+
+        if (r < 0)
+                return r;
+        *ret = q.result;
+        return 0;
+}
+
+json_t *api_event_to_json(const struct hub_event *e) {
+        json_t *o = json_pack("{s:s,s:I}", "kind", hub_event_kind_name(e->kind),
+                              "timestamp_usec", (json_int_t) e->timestamp_usec);
+
+        if (!o)
+                return NULL;
+        if (e->cpu >= 0)
+                json_object_set_new(o, "cpu", json_integer(e->cpu));
+        switch (e->kind) {
+        case HUB_STATE_CHANGE:
+                json_object_set_new(o, "from", json_string(dp_cpu_state_name(e->from)));
+                json_object_set_new(o, "to", json_string(dp_cpu_state_name(e->to)));
+                if (e->to == DP_CPU_ERROR) {
+                        json_object_set_new(o, "errno", json_integer(-e->error));
+                        json_object_set_new(o, "failed_step", json_string(dp_cpu_step_name(e->failed_step)));
+                }
+                break;
+        case HUB_SAMPLE:
+        case HUB_REPORT_MISSED:
+                json_object_set_new(o, "pid", json_integer(e->pid));
+                json_object_set_new(o, "addr", json_integer((json_int_t) e->addr));
+                if (e->kind == HUB_REPORT_MISSED)
+                        json_object_set_new(o, "reason", json_string(dp_counter_name(e->reason)));
+                break;
+        case HUB_RING_OVERFLOW:
+                json_object_set_new(o, "depth", json_integer((json_int_t) e->depth));
+                /* fall through */
+        case HUB_DRAIN:
+                json_object_set_new(o, "count", json_integer((json_int_t) e->count));
+                break;
+        default:
+                break;
+        }
+        return o;
+}
