@@ -23,8 +23,8 @@
  * have a cache line of their own.  The published indices are deliberately not
  * on the private lines: a consumer polling an empty queue would otherwise pull
  * the producer's line away on every poll and stall each per-sample write to
- * head_pending (measured: batched throughput rose by about 60% when they were
- * split, see bench/bench-spsc.c).  struct dp_spsc is therefore cache-line aligned:
+ * head_pending (measured with bench/bench-spsc: batched throughput rose by
+ * 60-80% when they were split).  struct dp_spsc is therefore cache-line aligned:
  * embed it in static or automatic storage, or allocate it with
  * aligned_alloc()/posix_memalign() (or use dp_spsc_new()); dp_spsc_init()
  * refuses a misaligned object.
@@ -153,7 +153,7 @@ static inline size_t dp_spsc_push_many(struct dp_spsc *q, const struct dp_sample
 
 /* Occupancy including pending samples, as the producer sees it.  May lag
  * behind the consumer, i.e. over-estimate, by what it consumed since; reads
- * the consumer's line, so call it once per batch, not per sample. */
+ * the line the consumer publishes tail on, so call it once per batch. */
 static inline size_t dp_spsc_depth_producer(const struct dp_spsc *q) {
         return (size_t) (q->head_pending - atomic_load_explicit(&q->tail, memory_order_relaxed));
 }
