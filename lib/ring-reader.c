@@ -32,23 +32,16 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
         return 0;
 }
 
-static void handle_sample(struct dp_ring_reader *r, const struct perf_event_header *h) {
-        struct dp_perf_sample ps;
+void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_sample *ps) {
         struct dp_sample overflow_slot, *slot;
         enum dp_counter outcome;
         uint64_t *c = r->counters.v;
 
-        c[DP_C_CALLBACK]++;
-        if (dp_perf_parse_sample(&r->layout, h, h->size, &ps) < 0) {
-                c[DP_C_NULL]++;
-                return;
-        }
-
         /* Decode straight into the queue slot; when the queue is full, into a
          * local one so the sample is still classified before it is dropped. */
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
-        slot->cpu = (ps.present & PERF_SAMPLE_CPU) ? (uint16_t) ps.cpu : r->cpu;
-        if (r->source->decode(&ps, slot) < 0) {
+        slot->cpu = (ps->present & PERF_SAMPLE_CPU) ? (uint16_t) ps->cpu : r->cpu;
+        if (r->source->decode(ps, slot) < 0) {
                 c[DP_C_NULL]++;
                 return;
         }
@@ -64,7 +57,18 @@ static void handle_sample(struct dp_ring_reader *r, const struct perf_event_head
         c[DP_C_ENQUEUE]++;
 }
 
-static void handle_other(struct dp_ring_reader *r, const struct perf_event_header *h) {
+static void handle_sample(struct dp_ring_reader *r, const struct perf_event_header *h) {
+        struct dp_perf_sample ps;
+
+        r->counters.v[DP_C_CALLBACK]++;
+        if (dp_perf_parse_sample(&r->layout, h, h->size, &ps) < 0) {
+                r->counters.v[DP_C_NULL]++;
+                return;
+        }
+        dp_ring_reader_take_sample(r, &ps);
+}
+
+void dp_ring_reader_take_other(struct dp_ring_reader *r, const struct perf_event_header *h) {
         uint64_t *c = r->counters.v;
         uint64_t id, lost, time;
 
@@ -107,7 +111,7 @@ size_t dp_ring_reader_drain(struct dp_ring_reader *r) {
                 if (h->type == PERF_RECORD_SAMPLE)
                         handle_sample(r, h);
                 else
-                        handle_other(r, h);
+                        dp_ring_reader_take_other(r, h);
                 n++;
         }
         if (err < 0)

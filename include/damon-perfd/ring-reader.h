@@ -33,6 +33,14 @@ enum dp_counter dp_sample_classify(const struct dp_sample *s, bool want_phys);
 int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *attr,
                         const struct dp_source *source, struct dp_spsc *queue, uint16_t cpu, bool want_phys);
 
+/* One sample already parsed (from a ring or a perf.data file), counted as a
+ * callback by the caller: decode, classify, queue.  The queue is published by
+ * dp_spsc_publish(), once per batch. */
+void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_sample *ps);
+
+/* A non-sample record: loss, throttling; others are ignored. */
+void dp_ring_reader_take_other(struct dp_ring_reader *r, const struct perf_event_header *h);
+
 /* Handles every record available now, publishes the queued samples in one
  * batch and returns the ring space to the kernel.  Returns the number of
  * records handled. */
