@@ -9,6 +9,7 @@
 #include "dp-config.h"
 #include "log.h"
 #include "manager.h"
+#include "replay-run.h"
 
 static void help(void) {
         printf("damon-perfd [OPTIONS...]\n\n"
@@ -33,6 +34,7 @@ static void help(void) {
                "     --top=N                 Regions shown by --print-interval (default 10)\n"
                "     --dump-stats[=FORMAT]   Print the final counters on exit: text (default) or json\n"
                "     --stats-file=PATH       Write the final counters as JSON to PATH on exit\n"
+               "     --replay=FILE           Analyse a perf record capture instead of sampling live\n"
                "  -v --verbose               Log debug messages\n");
 }
 
@@ -79,6 +81,7 @@ enum {
         ARG_TOP,
         ARG_DUMP_STATS,
         ARG_STATS_FILE,
+        ARG_REPLAY,
 };
 
 static int parse_argv(int argc, char **argv, struct manager_options *o) {
@@ -102,6 +105,7 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                 { "top", required_argument, NULL, ARG_TOP },
                 { "dump-stats", optional_argument, NULL, ARG_DUMP_STATS },
                 { "stats-file", required_argument, NULL, ARG_STATS_FILE },
+                { "replay", required_argument, NULL, ARG_REPLAY },
                 { "verbose", no_argument, NULL, 'v' },
                 {}
         };
@@ -204,6 +208,9 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                 case ARG_STATS_FILE:
                         o->stats_file = optarg;
                         break;
+                case ARG_REPLAY:
+                        o->replay = optarg;
+                        break;
                 case 'v':
                         log_set_max_level(LOG_DEBUG);
                         break;
@@ -234,6 +241,9 @@ int main(int argc, char **argv) {
         r = parse_argv(argc, argv, &options);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+
+        if (options.replay)
+                return replay_run(&options, options.replay) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
         r = manager_new(&options, &m);
         if (r < 0)

@@ -152,9 +152,43 @@ static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-static void print_report(struct manager *m) {
+struct report_request {
+        struct manager *m;
+        FILE *f;
+        bool json;
+};
+
+static int report_with_snapshot(const struct dp_tracker_snapshot *snap, void *userdata) {
+        struct report_request *q = userdata;
+
+        if (q->json)
+                return report_write_json(q->f, &q->m->view, snap, q->m->o.top);
+        report_print(q->f, &q->m->view, snap, q->m->o.top);
+        return 0;
+}
+
+/* Formats into memory under the snapshot lock, writes after it: a slow
+ * terminal or pipe must never hold up the tracker. */
+static int report(struct manager *m, FILE *f, bool json) {
+        _cleanup_free_ char *text = NULL;
+        struct report_request q = { m, NULL, json };
+        size_t len = 0;
+        int r;
+
         manager_collect(m);
-        report_print(stdout, &m->view, m->tracker, m->o.top);
+        q.f = open_memstream(&text, &len);
+        if (!q.f)
+                return -ENOMEM;
+        r = tracker_thread_with_snapshot(m->tracker, report_with_snapshot, &q);
+        if (fclose(q.f) != 0)
+                r = -ENOMEM;
+        if (r >= 0 && fwrite(text, 1, len, f) != len)
+                r = -EIO;
+        return r;
+}
+
+static void print_report(struct manager *m) {
+        (void) report(m, stdout, false);
         fflush(stdout);
 }
 
@@ -212,18 +246,15 @@ static int dump_final(struct manager *m) {
         _cleanup_fclose_ FILE *f = NULL;
         int r = 0;
 
-        manager_collect(m);
-        if (m->o.dump_stats == DUMP_TEXT)
-                report_print(stdout, &m->view, m->tracker, m->o.top);
-        else if (m->o.dump_stats == DUMP_JSON)
-                r = report_write_json(stdout, &m->view, m->tracker, m->o.top);
+        if (m->o.dump_stats != DUMP_NONE)
+                r = report(m, stdout, m->o.dump_stats == DUMP_JSON);
         if (m->o.stats_file) {
                 f = fopen(m->o.stats_file, "we");
                 if (!f) {
                         log_error("cannot write %s: %m", m->o.stats_file);
                         return -errno;
                 }
-                r = report_write_json(f, &m->view, m->tracker, m->o.top);
+                r = report(m, f, true);
         }
         fflush(stdout);
         return r;

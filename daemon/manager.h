@@ -26,6 +26,7 @@ struct manager_options {
         uint32_t top;
         enum dump_format dump_stats;
         const char *stats_file;
+        const char *replay;             /* a perf.data capture to analyse instead */
 };
 
 struct manager {

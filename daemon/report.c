@@ -16,25 +16,25 @@ static void format_size(uint64_t bytes, char *buf, size_t size) {
         snprintf(buf, size, u ? "%.1f%c" : "%.0f%c", v, units[u]);
 }
 
-void report_print(FILE *f, const struct dp_stats_view *view, struct tracker_thread *tracker, unsigned top) {
+void report_print(FILE *f, const struct dp_stats_view *view, const struct dp_tracker_snapshot *snap, unsigned top) {
         _cleanup_free_ struct dp_hot_region *hot = calloc(top, sizeof(*hot));
-        size_t nr_targets = 0, nr_regions = 0, n = 0;
-        uint32_t max_nr_accesses = 0;
+        uint32_t max_nr_accesses;
+        size_t n;
 
         dp_stats_print(f, view);
-        if (!tracker || !hot)
+        if (!snap || !hot)
                 return;
-        n = tracker_thread_hottest(tracker, top, hot, &max_nr_accesses);
-        tracker_thread_summary(tracker, &nr_targets, &nr_regions);
+        n = dp_snapshot_hottest(snap, top, hot);
+        max_nr_accesses = snap->max_nr_accesses;
         fprintf(f, "hottest regions of %zu targets / %zu regions (rate: sampling intervals with an access per "
-                   "aggregation, max %u):\n", nr_targets, nr_regions, max_nr_accesses);
+                   "aggregation, max %u):\n", snap->nr_targets, snap->nr_regions, max_nr_accesses);
         fprintf(f, "  %-8s %-18s %-18s %8s %7s %9s %5s\n", "target", "start", "end", "size", "rate", "samples", "age");
         for (size_t i = 0; i < n; i++) {
                 const struct dp_snapshot_region *r = &hot[i].region;
                 char size[16], target[16];
 
                 format_size(r->end - r->start, size, sizeof(size));
-                if (view->source && hot[i].tgid == 0)
+                if (hot[i].tgid == 0)
                         snprintf(target, sizeof(target), "phys");
                 else
                         snprintf(target, sizeof(target), "%u", hot[i].tgid);
@@ -45,7 +45,8 @@ void report_print(FILE *f, const struct dp_stats_view *view, struct tracker_thre
         fputc('\n', f);
 }
 
-int report_write_json(FILE *f, const struct dp_stats_view *view, struct tracker_thread *tracker, unsigned top) {
+int report_write_json(FILE *f, const struct dp_stats_view *view, const struct dp_tracker_snapshot *snap,
+                      unsigned top) {
         _cleanup_free_ struct dp_hot_region *hot = calloc(top, sizeof(*hot));
         json_t *doc = dp_stats_to_json(view), *regions = json_array();
         size_t nr_targets = 0, nr_regions = 0, n = 0;
@@ -56,9 +57,11 @@ int report_write_json(FILE *f, const struct dp_stats_view *view, struct tracker_
                 r = -ENOMEM;
                 goto out;
         }
-        if (tracker) {
-                n = tracker_thread_hottest(tracker, top, hot, &max_nr_accesses);
-                tracker_thread_summary(tracker, &nr_targets, &nr_regions);
+        if (snap) {
+                n = dp_snapshot_hottest(snap, top, hot);
+                max_nr_accesses = snap->max_nr_accesses;
+                nr_targets = snap->nr_targets;
+                nr_regions = snap->nr_regions;
         }
         for (size_t i = 0; i < n; i++) {
                 const struct dp_snapshot_region *reg = &hot[i].region;

@@ -4,10 +4,13 @@
 #include <stdio.h>
 
 #include "damon-perfd/stats.h"
-#include "tracker-thread.h"
+#include "damon-perfd/tracker.h"
 
-/* The counter table, per-CPU lines and the @top hottest regions, for people. */
-void report_print(FILE *f, const struct dp_stats_view *view, struct tracker_thread *tracker, unsigned top);
+/* The counter table, per-CPU lines and the @top hottest regions of @snap
+ * (NULL: none), for people. */
+void report_print(FILE *f, const struct dp_stats_view *view, const struct dp_tracker_snapshot *snap, unsigned top);
 
-/* The same as one JSON document: dp_stats_to_json() plus "regions". */
-int report_write_json(FILE *f, const struct dp_stats_view *view, struct tracker_thread *tracker, unsigned top);
+/* The same as one JSON document: GetStats()'s reply plus "nr_targets",
+ * "nr_regions" and "hottest" (GetRegions()'s Region objects). */
+int report_write_json(FILE *f, const struct dp_stats_view *view, const struct dp_tracker_snapshot *snap,
+                      unsigned top);

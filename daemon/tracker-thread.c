@@ -304,24 +304,6 @@ void tracker_thread_free(struct tracker_thread *t) {
         free(t);
 }
 
-size_t tracker_thread_hottest(struct tracker_thread *t, size_t n, struct dp_hot_region *out,
-                              uint32_t *max_nr_accesses) {
-        size_t got;
-
-        pthread_mutex_lock(&t->lock);
-        got = dp_snapshot_hottest(&t->published, n, out);
-        *max_nr_accesses = t->published.max_nr_accesses;
-        pthread_mutex_unlock(&t->lock);
-        return got;
-}
-
-void tracker_thread_summary(struct tracker_thread *t, size_t *nr_targets, size_t *nr_regions) {
-        pthread_mutex_lock(&t->lock);
-        *nr_targets = t->published.nr_targets;
-        *nr_regions = t->published.nr_regions;
-        pthread_mutex_unlock(&t->lock);
-}
-
 int tracker_thread_with_snapshot(struct tracker_thread *t,
                                  int (*fn)(const struct dp_tracker_snapshot *snap, void *userdata), void *userdata) {
         int r;

@@ -26,15 +26,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
 void tracker_thread_stop(struct tracker_thread *t);
 void tracker_thread_free(struct tracker_thread *t);
 
-/* Copies the @n hottest regions of the last published snapshot into @out;
- * returns how many, and the snapshot's max_nr_accesses in *max_nr_accesses. */
-size_t tracker_thread_hottest(struct tracker_thread *t, size_t n, struct dp_hot_region *out,
-                              uint32_t *max_nr_accesses);
-
 /* Runs @fn on the last published snapshot, under the lock that keeps the
  * tracker from swapping it meanwhile: keep @fn short. */
 int tracker_thread_with_snapshot(struct tracker_thread *t,
                                  int (*fn)(const struct dp_tracker_snapshot *snap, void *userdata), void *userdata);
-
-/* Targets of the last published snapshot: count and total regions. */
-void tracker_thread_summary(struct tracker_thread *t, size_t *nr_targets, size_t *nr_regions);

@@ -199,6 +199,48 @@ START_TEST(test_daemon_rejects_bad_options) {
 }
 END_TEST
 
+/* --replay reads a capture through the same pipeline and prints the same JSON. */
+START_TEST(test_daemon_replays_a_capture) {
+        const char *daemon = getenv("DP_DAEMON"), *dir = getenv("DP_TESTDATA");
+        char capture[4096], out_path[] = "/tmp/dp-replay-XXXXXX", *log = malloc(1 << 16);
+        struct dp_counter_values total;
+        json_t *doc;
+        json_error_t err;
+        int fd, status;
+        pid_t pid;
+
+        ck_assert_msg(dir, "DP_TESTDATA not set");
+        snprintf(capture, sizeof(capture), "%s/pagefault-system.perf.data", dir);
+        fd = mkstemp(out_path);
+        ck_assert_int_ge(fd, 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                dup2(fd, STDOUT_FILENO);
+                execl(daemon, daemon, "--replay", capture, "--dump-stats=json", "--top=3", NULL);
+                _exit(127);
+        }
+        close(fd);
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "replay failed");
+        doc = json_load_file(out_path, 0, &err);
+        unlink(out_path);
+        ck_assert_msg(doc, "replay output is not JSON: %s", err.text);
+        counters_from_json(json_object_get(doc, "totals"), &total);
+        ck_assert_uint_eq(total.v[DP_C_CALLBACK], 24719);       /* lines of its perf script text */
+        ck_assert_int_eq(dp_counters_check(&total, NULL), 0);
+        ck_assert_uint_eq(total.v[DP_C_MATCH], total.v[DP_C_VALID]);
+        ck_assert_uint_eq(json_array_size(json_object_get(doc, "hottest")), 3);
+        json_decref(doc);
+
+        /* A file that is no capture gets one clear line and a failure. */
+        char *bad[] = { (char *) daemon, "--replay=/etc/hostname", NULL };
+        ck_assert_int_ne(run_daemon(bad, log, 1 << 16), 0);
+        ck_assert_ptr_nonnull(strstr(log, "not a readable perf.data capture"));
+        free(log);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("integration");
         TCase *tc = tcase_create("daemon");
@@ -206,6 +248,7 @@ int main(void) {
         tcase_set_timeout(tc, 90);
         tcase_add_test(tc, test_daemon_finds_hot_area);
         tcase_add_test(tc, test_daemon_rejects_bad_options);
+        tcase_add_test(tc, test_daemon_replays_a_capture);
         suite_add_tcase(s, tc);
         return dp_check_run(s);
 }

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Replay of a `perf record` capture through the very same stages as live
+ * sampling: each sample is decoded by the source, classified into the
+ * sampling-layer counters and queued on its CPU's SPSC queue by the reader
+ * stage; the queues are drained into the region tracker, whose intervals
+ * follow the samples' own timestamps.
+ *
+ * A capture has no /proc to read, so targets come from the capture itself:
+ * each process's (or, in paddr mode, the physical space's) bounds are the
+ * 2 MiB chunks its samples touched; regions adapt inside them as usual.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "damon-perfd/counters.h"
+#include "damon-perfd/perf-data.h"
+#include "damon-perfd/source.h"
+#include "damon-perfd/tracker.h"
+
+#define DP_REPLAY_CHUNK_SHIFT 21
+
+struct dp_replay;
+
+/* Called for every sample the tracker takes, with what it made of it. */
+typedef void (*dp_replay_sample_fn)(const struct dp_sample *s, void *userdata);
+
+/* @source NULL: decode the kernel-filled fields (ADDR, PHYS_ADDR, DATA_SRC,
+ * WEIGHT), right for page-fault, PEBS and IBS captures alike. */
+int dp_replay_new(const struct dp_source *source, struct dp_tracker *tracker, bool phys,
+                  struct dp_replay **ret);
+struct dp_replay *dp_replay_free(struct dp_replay *rp);
+
+void dp_replay_set_sample_hook(struct dp_replay *rp, dp_replay_sample_fn fn, void *userdata);
+
+/* First pass: adds a target per process (or the physical space) bounded by
+ * the chunks its samples touched.  Returns the number of targets added. */
+int dp_replay_plan_targets(struct dp_replay *rp, struct dp_perf_data *data);
+
+/* Second pass: every record through the pipeline.  0, or the reader's error
+ * for a malformed file (everything before it is counted). */
+int dp_replay_run(struct dp_replay *rp, struct dp_perf_data *data);
+
+/* CPUs seen (1 + the highest CPU number), and one CPU's counters. */
+size_t dp_replay_nr_cpus(const struct dp_replay *rp);
+void dp_replay_counters(const struct dp_replay *rp, size_t cpu, struct dp_counter_values *out);
