@@ -55,8 +55,8 @@ struct dp_perf_data_record {
         int attr_index;
         const struct perf_event_attr *attr;
         const struct dp_perf_layout *layout;
-        struct dp_perf_sample sample;           /* PERF_RECORD_SAMPLE only, else zero */
-        struct dp_perf_sample_id sample_id;     /* other kernel records' trailer, else zero */
+        struct dp_perf_sample sample;           /* PERF_RECORD_SAMPLE only (else present = 0) */
+        struct dp_perf_sample_id sample_id;     /* other kernel records' trailer (else present = 0) */
         /* Data perf stores right after some records, outside header->size
          * (PERF_RECORD_AUXTRACE, HEADER_TRACING_DATA); NULL/0 otherwise. */
         const void *payload;
