@@ -121,7 +121,8 @@ START_TEST(test_daemon_finds_hot_area) {
 
         start_workload(&w);
         snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", w.pid);
-        char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--stats-file", stats_path, "--top=3", NULL };
+        char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--stats-file", stats_path,
+                         "--top=3", NULL };
         status = run_daemon(argv, log, 1 << 20);
         stop_workload(&w);
         ck_assert_msg(status == 0, "daemon exited with %d:\n%s", status, log);
@@ -199,6 +200,49 @@ START_TEST(test_daemon_rejects_bad_options) {
 }
 END_TEST
 
+/* A CPU whose sampler cannot be opened ends in ERROR alone; the others run. */
+START_TEST(test_failed_cpu_is_isolated) {
+        const char *daemon = getenv("DP_DAEMON");
+        char stats_path[] = "/tmp/dp-integration-XXXXXX", cpus_arg[64], *log = malloc(1 << 20);
+        long missing = sysconf(_SC_NPROCESSORS_CONF) + 7;
+        json_t *doc, *cpus, *entry;
+        json_error_t err;
+        size_t i;
+        int fd;
+
+        fd = mkstemp(stats_path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        snprintf(cpus_arg, sizeof(cpus_arg), "--cpus=0,%ld", missing);
+        char *argv[] = { (char *) daemon, cpus_arg, "--duration=2", "--stats-file", stats_path, NULL };
+        ck_assert_int_eq(run_daemon(argv, log, 1 << 20), 0);
+
+        doc = json_load_file(stats_path, 0, &err);
+        unlink(stats_path);
+        ck_assert_msg(doc, "stats: %s", err.text);
+        cpus = json_object_get(doc, "cpus");
+        ck_assert_uint_eq(json_array_size(cpus), 2);
+        json_array_foreach(cpus, i, entry) {
+                long cpu = (long) json_integer_value(json_object_get(entry, "cpu"));
+                json_t *c = json_object_get(entry, "counters");
+
+                if (cpu == missing) {
+                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "ERROR");
+                        ck_assert_int_eq(json_integer_value(json_object_get(c, "create")), 0);
+                        ck_assert_int_eq(json_integer_value(json_object_get(c, "callback")), 0);
+                } else {
+                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
+                        ck_assert_int_eq(json_integer_value(json_object_get(c, "enable")), 1);
+                }
+        }
+        /* The failure is named once, with its step and errno. */
+        ck_assert_msg(strstr(log, "-> ERROR at create"), "no ERROR line in:\n%s", log);
+        ck_assert_ptr_nonnull(strstr(log, "CPU0: ENABLED -> RUNNING"));
+        json_decref(doc);
+        free(log);
+}
+END_TEST
+
 /* --replay reads a capture through the same pipeline and prints the same JSON. */
 START_TEST(test_daemon_replays_a_capture) {
         const char *daemon = getenv("DP_DAEMON"), *dir = getenv("DP_TESTDATA");
@@ -249,6 +293,7 @@ int main(void) {
         tcase_add_test(tc, test_daemon_finds_hot_area);
         tcase_add_test(tc, test_daemon_rejects_bad_options);
         tcase_add_test(tc, test_daemon_replays_a_capture);
+        tcase_add_test(tc, test_failed_cpu_is_isolated);
         suite_add_tcase(s, tc);
         return dp_check_run(s);
 }

@@ -245,7 +245,7 @@ START_TEST(test_pagefault_attr) {
         ck_assert_uint_eq(attr.sample_id_all, 1);
         ck_assert(!dp_source_pagefault.hardware);
         ck_assert_ptr_eq(dp_source_find("pagefault"), &dp_source_pagefault);
-        ck_assert_ptr_null(dp_source_find("ibs"));
+        ck_assert_ptr_null(dp_source_find("nonesuch"));
         ck_assert_int_eq(dp_source_pagefault.build_attr(&dp_source_pagefault, &o, -1, &attr), -EINVAL);
 }
 END_TEST
