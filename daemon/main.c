@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@ static void help(void) {
                "     --dump-stats[=FORMAT]   Print the final counters on exit: text (default) or json\n"
                "     --stats-file=PATH       Write the final counters as JSON to PATH on exit\n"
                "     --replay=FILE           Analyse a perf record capture instead of sampling live\n"
+               "     --varlink=PATH          Serve io.damon.perfd at PATH (default /run/damon-perfd/io.damon.perfd)\n"
+               "     --varlink-group=GROUP   Group that may use the socket (mode 0660)\n"
+               "     --no-varlink            Do not serve the varlink API\n"
                "  -v --verbose               Log debug messages\n");
 }
 
@@ -82,6 +86,9 @@ enum {
         ARG_DUMP_STATS,
         ARG_STATS_FILE,
         ARG_REPLAY,
+        ARG_VARLINK,
+        ARG_VARLINK_GROUP,
+        ARG_NO_VARLINK,
 };
 
 static int parse_argv(int argc, char **argv, struct manager_options *o) {
@@ -106,6 +113,9 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                 { "dump-stats", optional_argument, NULL, ARG_DUMP_STATS },
                 { "stats-file", required_argument, NULL, ARG_STATS_FILE },
                 { "replay", required_argument, NULL, ARG_REPLAY },
+                { "varlink", required_argument, NULL, ARG_VARLINK },
+                { "varlink-group", required_argument, NULL, ARG_VARLINK_GROUP },
+                { "no-varlink", no_argument, NULL, ARG_NO_VARLINK },
                 { "verbose", no_argument, NULL, 'v' },
                 {}
         };
@@ -211,6 +221,19 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                 case ARG_REPLAY:
                         o->replay = optarg;
                         break;
+                case ARG_VARLINK:
+                        if (optarg[0] != '/') {
+                                log_error("--varlink: expected an absolute socket path, got '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        o->varlink_path = optarg;
+                        break;
+                case ARG_VARLINK_GROUP:
+                        o->varlink_group = optarg;
+                        break;
+                case ARG_NO_VARLINK:
+                        o->no_varlink = true;
+                        break;
                 case 'v':
                         log_set_max_level(LOG_DEBUG);
                         break;
@@ -235,6 +258,15 @@ int main(int argc, char **argv) {
         struct manager_options options = { .top = 10 };
         struct manager *m = NULL;
         int r;
+
+        /* Before any thread exists, so that each inherits the mask and the
+         * signals reach only the event loop's signalfd. */
+        sigset_t mask;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
 
         log_setup();
         dp_config_init(&options.config);

@@ -13,6 +13,7 @@
 #include "damon-perfd/stats.h"
 #include "event-hub.h"
 #include "log.h"
+#include "manager-varlink.h"
 #include "manager.h"
 #include "pmu-select.h"
 #include "report.h"
@@ -95,7 +96,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 goto fail;
         }
 
-        so = (struct sampler_options) {
+        so = m->sampler_options = (struct sampler_options) {
                 .source = m->source,
                 .source_options = {
                         .sample_period = m->o.config.sample_period,
@@ -187,6 +188,13 @@ static int report(struct manager *m, FILE *f, bool json) {
         return r;
 }
 
+/* Time sources are one-shot: move and re-enable them to repeat. */
+static int rearm(sd_event_source *s, uint64_t usec) {
+        int r = sd_event_source_set_time(s, usec);
+
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 static void print_report(struct manager *m) {
         (void) report(m, stdout, false);
         fflush(stdout);
@@ -196,7 +204,7 @@ static int on_print(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
 
         print_report(m);
-        return sd_event_source_set_time(s, usec + m->o.print_interval_sec * 1000000ull);
+        return rearm(s, usec + m->o.print_interval_sec * 1000000ull);
 }
 
 /* Once a second: the sample rate, and the counter-derived Monitor() events. */
@@ -227,7 +235,7 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
                         });
                 m->prev[i] = m->view.cpus[i].counters;
         }
-        return sd_event_source_set_time(s, usec + 1000000ull);
+        return rearm(s, usec + 1000000ull);
 }
 
 static void stop_pipeline(struct manager *m) {
@@ -260,18 +268,33 @@ static int dump_final(struct manager *m) {
         return r;
 }
 
+int manager_reload(struct manager *m) {
+        size_t retried = 0;
+
+        log_info("reload: re-reading target ranges, retrying CPUs in ERROR");
+        tracker_thread_request_refresh(m->tracker);
+        for (size_t i = 0; i < m->n; i++)
+                if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR) {
+                        retried++;
+                        (void) sampler_retry(&m->samplers[i], &m->sampler_options);
+                }
+        if (retried)
+                log_info("reload: retried %zu CPUs", retried);
+        return 0;
+}
+
 int manager_run(struct manager *m) {
-        sigset_t mask;
         int r;
 
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-
+        /* SIGTERM and SIGINT are blocked since main(), in every thread. */
         r = sd_event_default(&m->event);
         if (r < 0)
                 goto out;
+        if (!m->o.no_varlink) {
+                r = manager_varlink_start(m);
+                if (r < 0)
+                        goto out;
+        }
         r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
@@ -293,6 +316,7 @@ out:
         if (r < 0)
                 log_error("event loop: %s", strerror(-r));
         (void) sd_notify(false, "STOPPING=1");
+        manager_varlink_stop(m);
         stop_pipeline(m);
         if (dump_final(m) < 0 && r >= 0)
                 r = -EIO;

@@ -27,6 +27,9 @@ struct manager_options {
         enum dump_format dump_stats;
         const char *stats_file;
         const char *replay;             /* a perf.data capture to analyse instead */
+        const char *varlink_path;       /* NULL: DP_VARLINK_SERVER_SOCKET_PATH */
+        const char *varlink_group;      /* owner group of the socket, NULL: root's */
+        bool no_varlink;
 };
 
 struct manager {
@@ -43,6 +46,10 @@ struct manager {
         struct event_hub *hub;
 
         sd_event *event;
+        struct dp_varlink_server *varlink;
+        sd_event_source *hub_source;
+        struct monitor *monitors;       /* Monitor() subscribers */
+        struct sampler_options sampler_options;
         uint64_t start_ns;
         struct dp_stats_view view;      /* scratch for reports */
 
@@ -51,6 +58,9 @@ struct manager {
         double sample_rate;
         struct dp_counter_values *prev; /* per CPU, at the last one-second tick */
 };
+
+/* Re-reads the targets' ranges now and retries every CPU in ERROR. */
+int manager_reload(struct manager *m);
 
 /* A fresh snapshot of every CPU's counters into m->view. */
 void manager_collect(struct manager *m);

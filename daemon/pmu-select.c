@@ -1,57 +1,58 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "pmu-select.h"
 
-#define PMU_ROOT "/sys/bus/event_source/devices"
+int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selection *ret) {
+        int r;
 
-/* Names the memory-access PMUs present, for the log line that explains the choice. */
-static void describe_hardware(char *buf, size_t size) {
-        DIR *d = opendir(PMU_ROOT);
-        struct dirent *de;
-        size_t used = 0;
+        *ret = (struct pmu_selection) {};
+        r = dp_pmu_detect(sysfs_root, &ret->pmus);
+        if (r < 0)
+                log_warning("cannot read PMUs under %s: %s", sysfs_root ?: DP_PMU_SYSFS_ROOT, strerror(-r));
+        else if (ret->pmus->others[0])
+                log_debug("other PMUs: %s", ret->pmus->others);
 
-        buf[0] = '\0';
-        if (!d)
-                return;
-        while ((de = readdir(d))) {
-                bool mem_pmu = strcmp(de->d_name, "ibs_op") == 0 || strncmp(de->d_name, "arm_spe_", 8) == 0;
-
-                if (!mem_pmu && (strcmp(de->d_name, "cpu") == 0 || strcmp(de->d_name, "cpu_core") == 0)) {
-                        char path[512];
-
-                        snprintf(path, sizeof(path), PMU_ROOT "/%s/events/mem-loads", de->d_name);
-                        mem_pmu = access(path, F_OK) == 0;
-                }
-                if (mem_pmu && used < size)
-                        used += (size_t) snprintf(buf + used, size - used, "%s%s", used ? ", " : "", de->d_name);
+        r = dp_source_choose(ret->pmus, name, &ret->choice);
+        if (r < 0) {
+                log_error("source '%s' refused: %s", name, ret->choice.reason);
+                pmu_selection_done(ret);
+                return r;
         }
-        closedir(d);
+        if (ret->choice.source->hardware)
+                log_notice("sample source: %s", ret->choice.reason);
+        else
+                log_notice("sample source (not hardware memory sampling): %s", ret->choice.reason);
+        return 0;
+}
+
+void pmu_selection_done(struct pmu_selection *sel) {
+        dp_pmu_set_free(sel->pmus);
+        sel->pmus = NULL;
 }
 
 int pmu_select(const char *name, const struct dp_source **ret) {
-        char found[256];
+        struct pmu_selection sel;
+        int r;
 
-        describe_hardware(found, sizeof(found));
-        if (strcmp(name, "auto") == 0) {
-                if (found[0])
-                        log_warning("memory-access PMU(s) present (%s), but their samplers are not built in yet; "
-                                    "falling back to the software positive control", found);
-                else
-                        log_notice("no memory-access PMU (ibs_op, PEBS mem-loads, arm_spe) on this machine; "
-                                   "using the software page-fault event as a positive control");
+        r = pmu_selection_run(name, NULL, &sel);
+        if (r < 0)
+                return r;
+        *ret = sel.choice.source;
+        pmu_selection_done(&sel);
+
+        if ((*ret)->hardware || *ret == &dp_source_event) {
+                /* The hardware builders need the detection result (and event: its string)
+                 * in dp_source_options, which this interface cannot hand over. */
+                if (strcmp(name, "auto") != 0) {
+                        log_error("source '%s' needs pmu_selection_run() wiring in the sampler", name);
+                        return -EOPNOTSUPP;
+                }
+                log_warning("%s chosen, but the sampler is not wired for hardware sources yet; "
+                            "falling back to the software page-fault event", (*ret)->name);
                 *ret = &dp_source_pagefault;
-                return 0;
-        }
-
-        *ret = dp_source_find(name);
-        if (!*ret) {
-                log_error("unknown source '%s': expected auto or pagefault", name);
-                return -EINVAL;
         }
         return 0;
 }

@@ -1,8 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "damon-perfd/pmu.h"
 #include "damon-perfd/source.h"
 
-/* Resolves the configured source name ("auto" or a source) and logs the
- * choice with its reason: which memory-access PMUs exist on this machine. */
+/*
+ * The daemon's side of the source choice: detect the memory-access PMUs
+ * (damon-perfd/pmu.h), resolve the configured Source= against them and log
+ * the outcome with its reason.
+ */
+struct pmu_selection {
+        struct dp_pmu_set *pmus;                /* NULL when detection failed; owned */
+        struct dp_source_choice choice;         /* choice.source, choice.event, choice.reason */
+};
+
+/* Detects under @sysfs_root (NULL: /sys/bus/event_source/devices) and
+ * chooses for @name ("auto", "ibs", "pebs", "spe", "pagefault",
+ * "event:<libpfm event>"), logging the reason either way.  The sampler's
+ * dp_source_options must then carry .pmus = sel->pmus and
+ * .event = sel->choice.event, and stay within the selection's lifetime. */
+int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selection *ret);
+void pmu_selection_done(struct pmu_selection *sel);
+
+/* The older one-pointer interface: like pmu_selection_run(), but since the
+ * caller keeps no detection result, a hardware choice falls back to the
+ * software page-fault event (auto) or fails (-EOPNOTSUPP, when configured). */
 int pmu_select(const char *name, const struct dp_source **ret);

@@ -51,6 +51,10 @@ struct sampler {
 int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *options, struct dp_cpu_stats *stats,
                   int stop_fd, const atomic_bool *stop);
 
+/* A CPU in ERROR: close what is left, and walk it up to RUNNING again,
+ * keeping its queue and counters.  0 when there was nothing to retry. */
+int sampler_retry(struct sampler *s, const struct sampler_options *options);
+
 /* Starts the reader thread, which moves the CPU to RUNNING. */
 int sampler_start(struct sampler *s);
 

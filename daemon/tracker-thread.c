@@ -27,6 +27,7 @@ struct tracker_thread {
         pthread_t thread;
         bool started;
         atomic_bool stop;
+        atomic_bool refresh_requested;
 
         uint64_t tick_lag_ns;
         struct event_hub *hub;
@@ -213,7 +214,7 @@ static void *tracker_main(void *arg) {
                                 adopt_unknown(t);
                         publish_snapshot(t);
                 }
-                if (now >= t->next_refresh_ns) {
+                if (now >= t->next_refresh_ns || atomic_exchange(&t->refresh_requested, false)) {
                         refresh_targets(t);
                         t->next_refresh_ns = now + t->config->maps_refresh_us * 1000;
                 }
@@ -282,6 +283,10 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
 fail:
         tracker_thread_free(t);
         return r;
+}
+
+void tracker_thread_request_refresh(struct tracker_thread *t) {
+        atomic_store(&t->refresh_requested, true);
 }
 
 void tracker_thread_stop(struct tracker_thread *t) {

@@ -22,6 +22,9 @@ struct tracker_thread;
 int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
                          struct event_hub *hub, struct tracker_thread **ret);
 
+/* Asks the thread to re-read every target's ranges at its next pass. */
+void tracker_thread_request_refresh(struct tracker_thread *t);
+
 /* Stops the thread after a last drain of every queue; idempotent. */
 void tracker_thread_stop(struct tracker_thread *t);
 void tracker_thread_free(struct tracker_thread *t);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "damon-perfd/pmu.h"
 #include "damon-perfd/source.h"
 
 /* data_src of samples whose source has nothing to say: every field "not available". */
@@ -56,10 +58,41 @@ int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *
 }
 
 const struct dp_source *dp_source_find(const char *name) {
-        static const struct dp_source *const sources[] = { &dp_source_pagefault };
+        static const struct dp_source *const sources[] = {
+                &dp_source_pagefault, &dp_source_ibs, &dp_source_pebs, &dp_source_spe,
+        };
 
+        if (!name)
+                return NULL;
+        /* "event:<libpfm event>": the string itself travels in dp_source_options.event. */
+        if (strncmp(name, DP_SOURCE_EVENT_PREFIX, strlen(DP_SOURCE_EVENT_PREFIX)) == 0)
+                return &dp_source_event;
         for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
                 if (strcmp(sources[i]->name, name) == 0)
                         return sources[i];
         return NULL;
+}
+
+int dp_source_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                           struct dp_event_plan *plan) {
+        int r;
+
+        if (!source || !options || !plan)
+                return -EINVAL;
+        *plan = (struct dp_event_plan) {};
+        if (source->build_events)
+                return source->build_events(source, options, cpu, plan);
+
+        r = source->build_attr(source, options, cpu, &plan->event[0].attr);
+        if (r < 0) {
+                snprintf(plan->note, sizeof(plan->note), "%s: cannot build the event for cpu %d (%s)",
+                         source->name, cpu, strerror(-r));
+                return r;
+        }
+        plan->n = 1;
+        plan->event[0].leader = 0;
+        plan->event[0].sampling = true;
+        plan->event[0].role = source->name;
+        snprintf(plan->pmu, sizeof(plan->pmu), "%s", source->pmu);
+        return 0;
 }

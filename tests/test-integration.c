@@ -121,7 +121,7 @@ START_TEST(test_daemon_finds_hot_area) {
 
         start_workload(&w);
         snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", w.pid);
-        char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--stats-file", stats_path,
+        char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--no-varlink", "--stats-file", stats_path,
                          "--top=3", NULL };
         status = run_daemon(argv, log, 1 << 20);
         stop_workload(&w);
@@ -190,7 +190,7 @@ START_TEST(test_daemon_rejects_bad_options) {
                 { (char *) daemon, "--cpus=1-0", NULL },
                 { (char *) daemon, "--pid=abc", NULL },
         };
-        const char *expect[] = { "power of two", "unknown source", "invalid CPU list", "--pid" };
+        const char *expect[] = { "power of two", "Source=nonesuch refused", "invalid CPU list", "--pid" };
 
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 ck_assert_int_ne(run_daemon(bad[i], log, 1 << 16), 0);
@@ -214,7 +214,7 @@ START_TEST(test_failed_cpu_is_isolated) {
         ck_assert_int_ge(fd, 0);
         close(fd);
         snprintf(cpus_arg, sizeof(cpus_arg), "--cpus=0,%ld", missing);
-        char *argv[] = { (char *) daemon, cpus_arg, "--duration=2", "--stats-file", stats_path, NULL };
+        char *argv[] = { (char *) daemon, cpus_arg, "--duration=2", "--no-varlink", "--stats-file", stats_path, NULL };
         ck_assert_int_eq(run_daemon(argv, log, 1 << 20), 0);
 
         doc = json_load_file(stats_path, 0, &err);

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* damonctl cpus, targets, regions: one table per reply. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "damon-perfd/macro.h"
+#include "damon-perfd/table.h"
+#include "damonctl.h"
+
+#define BAR_WIDTH 10
+
+/* Calls @method, prints --json or hands the reply to the caller.  An exit
+ * code; *ret stays NULL when there is nothing more to do. */
+static int fetch(struct ctl *ctl, const char *method, json_t *parameters, json_t **ret) {
+        json_t *reply = NULL;
+        int k;
+
+        *ret = NULL;
+        k = ctl_call(ctl, method, parameters, &reply);
+        if (k != CTL_EXIT_OK || !reply)
+                return k;
+        if (ctl->json) {
+                k = ctl_print_json(reply);
+                json_decref(reply);
+                return k;
+        }
+        *ret = reply;
+        return CTL_EXIT_OK;
+}
+
+static int write_table(struct dp_table *t) {
+        int k = dp_table_write(t, DP_TABLE_BOX, stdout);
+
+        if (k >= 0 && fflush(stdout) != 0)
+                k = -errno;
+        if (k < 0) {
+                fprintf(stderr, "writing the table: %s\n", strerror(-k));
+                return CTL_EXIT_FAILURE;
+        }
+        return CTL_EXIT_OK;
+}
+
+static int table_failed(int r) {
+        fprintf(stderr, "building the table: %s\n", strerror(-r));
+        return CTL_EXIT_FAILURE;
+}
+
+static int add_cpu_row(struct dp_table *t, json_t *cpu, size_t i) {
+        int64_t id, type, config, period, ring_bytes, queue, peak, lost, error = 0;
+        const char *state, *pmu, *step = NULL;
+        char where[32], size[DP_FORMAT_BYTES_MAX];
+        bool has_errno;
+        int k, r;
+
+        snprintf(where, sizeof(where), "cpus[%zu]", i);
+        if (!json_is_object(cpu))
+                return ctl_bad_reply("%s: expected an object", where);
+        if ((k = ctl_get_int(cpu, where, "cpu", &id)) != CTL_EXIT_OK ||
+            (k = ctl_get_string(cpu, where, "state", &state)) != CTL_EXIT_OK ||
+            (k = ctl_get_optional_string(cpu, where, "failed_step", &step)) != CTL_EXIT_OK ||
+            (k = ctl_get_optional_int(cpu, where, "errno", &error, &has_errno)) != CTL_EXIT_OK ||
+            (k = ctl_get_string(cpu, where, "pmu", &pmu)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "pmu_type", &type)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "config", &config)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "sample_period", &period)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "ring_bytes", &ring_bytes)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "queue_capacity", &queue)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "ring_peak", &peak)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(cpu, where, "lost", &lost)) != CTL_EXIT_OK)
+                return k;
+
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, id)) < 0 || (r = dp_table_add_cell(t, state)) < 0)
+                return table_failed(r);
+        if (strcmp(state, "ERROR") == 0 || step || has_errno) {
+                error = error < 0 ? -error : error;
+                r = dp_table_add_cellf(t, "%s: %s", step ?: "?",
+                                       !has_errno ? "no errno" : error > 0 && error < 4096 ? strerror((int) error)
+                                                                                           : "unknown error");
+        } else
+                r = dp_table_add_cell(t, "-");
+        if (r < 0 ||
+            (r = dp_table_add_cell(t, pmu)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64 "/%#" PRIx64, type, (uint64_t) config)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, period)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) DP_MAX(ring_bytes, 0), size, sizeof(size)))) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, queue)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, peak)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, lost)) < 0)
+                return table_failed(r);
+        return CTL_EXIT_OK;
+}
+
+int ctl_cpus(struct ctl *ctl) {
+        static const char *const headers[] = { "CPU", "STATE", "FAILED", "PMU", "TYPE/CONFIG", "PERIOD",
+                                               "RING", "QUEUE", "PEAK", "LOST" };
+        static const size_t right[] = { 0, 5, 6, 7, 8, 9 };
+        _cleanup_table_ struct dp_table *t = NULL;
+        json_t *reply, *cpus, *cpu;
+        size_t i;
+        int k, r;
+
+        k = fetch(ctl, "GetCPUs", NULL, &reply);
+        if (k != CTL_EXIT_OK || !reply)
+                return k;
+        k = ctl_get_array(reply, "GetCPUs", "cpus", &cpus);
+        if (k != CTL_EXIT_OK)
+                goto out;
+        r = dp_table_new(headers, DP_ARRAY_SIZE(headers), &t);
+        if (r < 0) {
+                k = table_failed(r);
+                goto out;
+        }
+        for (size_t c = 0; c < DP_ARRAY_SIZE(right); c++)
+                dp_table_set_align(t, right[c], DP_TABLE_RIGHT);
+        json_array_foreach(cpus, i, cpu) {
+                k = add_cpu_row(t, cpu, i);
+                if (k != CTL_EXIT_OK)
+                        goto out;
+        }
+        k = write_table(t);
+out:
+        json_decref(reply);
+        return k;
+}
+
+int ctl_targets(struct ctl *ctl) {
+        static const char *const headers[] = { "PID", "KIND", "START", "END", "SIZE", "REGIONS" };
+        _cleanup_table_ struct dp_table *t = NULL;
+        json_t *reply, *targets, *target;
+        int64_t max_nr_accesses, aggregations;
+        size_t i;
+        int k, r;
+
+        k = fetch(ctl, "GetTargets", NULL, &reply);
+        if (k != CTL_EXIT_OK || !reply)
+                return k;
+        if ((k = ctl_get_array(reply, "GetTargets", "targets", &targets)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetTargets", "max_nr_accesses", &max_nr_accesses)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetTargets", "aggregations", &aggregations)) != CTL_EXIT_OK)
+                goto out;
+        r = dp_table_new(headers, DP_ARRAY_SIZE(headers), &t);
+        if (r < 0) {
+                k = table_failed(r);
+                goto out;
+        }
+        dp_table_set_align(t, 0, DP_TABLE_RIGHT);
+        dp_table_set_align(t, 4, DP_TABLE_RIGHT);
+        dp_table_set_align(t, 5, DP_TABLE_RIGHT);
+        json_array_foreach(targets, i, target) {
+                int64_t pid, start, end, nr_regions;
+                const char *kind;
+                char where[32], size[DP_FORMAT_BYTES_MAX];
+
+                snprintf(where, sizeof(where), "targets[%zu]", i);
+                if (!json_is_object(target)) {
+                        k = ctl_bad_reply("%s: expected an object", where);
+                        goto out;
+                }
+                if ((k = ctl_get_int(target, where, "pid", &pid)) != CTL_EXIT_OK ||
+                    (k = ctl_get_string(target, where, "kind", &kind)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(target, where, "start", &start)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(target, where, "end", &end)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(target, where, "nr_regions", &nr_regions)) != CTL_EXIT_OK)
+                        goto out;
+                if ((r = dp_table_add_cellf(t, "%" PRIi64, pid)) < 0 || (r = dp_table_add_cell(t, kind)) < 0 ||
+                    (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) start)) < 0 ||
+                    (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) end)) < 0 ||
+                    (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) end - (uint64_t) start, size,
+                                                              sizeof(size)))) < 0 ||
+                    (r = dp_table_add_cellf(t, "%" PRIi64, nr_regions)) < 0) {
+                        k = table_failed(r);
+                        goto out;
+                }
+        }
+        k = write_table(t);
+        if (k == CTL_EXIT_OK)
+                printf("%zu target%s, %" PRIi64 " aggregations, max_nr_accesses %" PRIi64 "\n",
+                       json_array_size(targets), json_array_size(targets) == 1 ? "" : "s", aggregations,
+                       max_nr_accesses);
+out:
+        json_decref(reply);
+        return k;
+}
+
+static int add_region_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
+        int64_t target, start, end, nr_accesses, samples, age;
+        char where[32], size[DP_FORMAT_BYTES_MAX], bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
+        int k, r;
+
+        snprintf(where, sizeof(where), "regions[%zu]", i);
+        if (!json_is_object(region))
+                return ctl_bad_reply("%s: expected an object", where);
+        if ((k = ctl_get_int(region, where, "target", &target)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "start", &start)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "end", &end)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "nr_accesses", &nr_accesses)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "samples", &samples)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "age", &age)) != CTL_EXIT_OK)
+                return k;
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, target)) < 0 ||
+            (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) start)) < 0 ||
+            (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) end)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) end - (uint64_t) start, size, sizeof(size)))) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64 "/%" PRIi64, nr_accesses, max_nr_accesses)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(nr_accesses, 0),
+                                                    (uint64_t) DP_MAX(max_nr_accesses, 0), BAR_WIDTH, bar,
+                                                    sizeof(bar)))) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, samples)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, age)) < 0)
+                return table_failed(r);
+        return CTL_EXIT_OK;
+}
+
+int ctl_regions(struct ctl *ctl) {
+        static const char *const headers[] = { "TARGET", "START", "END", "SIZE", "ACCESSES", "RATE", "SAMPLES",
+                                               "AGE" };
+        static const size_t right[] = { 0, 3, 4, 6, 7 };
+        _cleanup_table_ struct dp_table *t = NULL;
+        json_t *parameters, *reply = NULL, *regions, *region;
+        int64_t max_nr_accesses, sample_usec, aggr_usec;
+        size_t i;
+        int k, r;
+
+        parameters = json_object();
+        if (!parameters ||
+            (ctl->target_set && json_object_set_new(parameters, "target", json_integer(ctl->target)) < 0) ||
+            (ctl->top > 0 && json_object_set_new(parameters, "limit", json_integer((json_int_t) ctl->top)) < 0)) {
+                json_decref(parameters);
+                fprintf(stderr, "out of memory\n");
+                return CTL_EXIT_FAILURE;
+        }
+        k = fetch(ctl, "GetRegions", parameters, &reply);
+        json_decref(parameters);
+        if (k != CTL_EXIT_OK || !reply)
+                return k;
+        if ((k = ctl_get_array(reply, "GetRegions", "regions", &regions)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetRegions", "max_nr_accesses", &max_nr_accesses)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetRegions", "sample_interval_usec", &sample_usec)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetRegions", "aggr_interval_usec", &aggr_usec)) != CTL_EXIT_OK)
+                goto out;
+        r = dp_table_new(headers, DP_ARRAY_SIZE(headers), &t);
+        if (r < 0) {
+                k = table_failed(r);
+                goto out;
+        }
+        for (size_t c = 0; c < DP_ARRAY_SIZE(right); c++)
+                dp_table_set_align(t, right[c], DP_TABLE_RIGHT);
+        json_array_foreach(regions, i, region) {
+                /* The daemon honours the limit; keep to it even if one did not. */
+                if (ctl->top > 0 && i >= ctl->top)
+                        break;
+                k = add_region_row(t, region, i, max_nr_accesses);
+                if (k != CTL_EXIT_OK)
+                        goto out;
+        }
+        k = write_table(t);
+        if (k == CTL_EXIT_OK)
+                printf("%zu region%s; accesses = sampling intervals with an access per aggregation "
+                       "(sampling %.1f ms, aggregation %.1f ms)\n",
+                       dp_table_rows(t), dp_table_rows(t) == 1 ? "" : "s", (double) sample_usec / 1000.0,
+                       (double) aggr_usec / 1000.0);
+out:
+        json_decref(reply);
+        return k;
+}
