@@ -29,6 +29,7 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
         r->cpu = cpu;
         r->want_phys = want_phys;
         memset(&r->counters, 0, sizeof(r->counters));
+        memset(&r->aux, 0, sizeof(r->aux));
         return 0;
 }
 
@@ -68,6 +69,153 @@ static void handle_sample(struct dp_ring_reader *r, const struct perf_event_head
         dp_ring_reader_take_sample(r, &ps);
 }
 
+int dp_ring_reader_attach_aux(struct dp_ring_reader *r, struct perf_event_mmap_page *meta, const void *aux,
+                              uint64_t aux_size) {
+        int ret;
+
+        if (!r->source || r->source->aux_format == DP_AUX_NONE)
+                return -EINVAL;
+        ret = dp_aux_ring_init(&r->aux.ring, meta, aux, aux_size);
+        if (ret < 0)
+                return ret;
+        r->aux.format = r->source->aux_format;
+        return 0;
+}
+
+/* One SPE record: a memory access is a callback with exactly one outcome;
+ * branches and other operations are no sample at all. */
+static void take_spe_record(struct dp_ring_reader *r, const struct dp_spe_record *rec,
+                            const struct dp_spe_context *ctx) {
+        struct dp_sample overflow_slot, *slot;
+        enum dp_counter outcome;
+        uint64_t *c = r->counters.v;
+        int ret;
+
+        slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
+        ret = dp_spe_record_to_sample(rec, ctx, slot);
+        if (ret == -ENODATA) {
+                r->aux.counts.no_data++;
+                return;
+        }
+        c[DP_C_CALLBACK]++;
+        if (ret < 0) {
+                c[DP_C_NULL]++;
+                return;
+        }
+        outcome = dp_sample_classify(slot, r->want_phys);
+        /* A user access of nobody we know cannot be filed under a target. */
+        if (outcome == DP_C_VALID && slot->pid == 0)
+                outcome = DP_C_NULL;
+        c[outcome]++;
+        if (outcome != DP_C_VALID)
+                return;
+        if (slot == &overflow_slot) {
+                c[DP_C_OVERFLOW]++;
+                return;
+        }
+        dp_spsc_commit(r->queue);
+        c[DP_C_ENQUEUE]++;
+}
+
+static void take_spe_segment(struct dp_ring_reader *r, const struct dp_aux_segment *seg,
+                             const struct dp_spe_context *ctx) {
+        struct dp_spe_record rec;
+        struct dp_spe_iter it;
+
+        dp_spe_iter_init(&it, seg->data, seg->size, seg->offset);
+        while (dp_spe_next_record(&it, &rec))
+                take_spe_record(r, &rec, ctx);
+        r->aux.counts.bytes += seg->size;
+        r->aux.counts.bad_packet += it.bad_bytes;
+        /* The driver pads instead of splitting records, so a record cut off here
+         * is damaged (a PARTIAL stretch): a sample that could not be decoded. */
+        r->aux.counts.incomplete += it.incomplete_records;
+        r->counters.v[DP_C_CALLBACK] += it.incomplete_records;
+        r->counters.v[DP_C_NULL] += it.incomplete_records;
+}
+
+void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_record *aux, uint64_t time) {
+        struct dp_aux_counts *n = &r->aux.counts;
+        struct dp_spe_context ctx = {
+                .pid = r->aux.pid,
+                .tid = r->aux.tid,
+                .cpu = r->cpu,
+                .time = time,
+                .clock = r->aux.clock,
+        };
+        struct dp_aux_span span;
+
+        n->records++;
+        n->truncated += !!(aux->flags & DP_AUX_FLAG_TRUNCATED);
+        n->partial += !!(aux->flags & DP_AUX_FLAG_PARTIAL);
+        n->collision += !!(aux->flags & DP_AUX_FLAG_COLLISION);
+        n->overwrite += !!(aux->flags & DP_AUX_FLAG_OVERWRITE);
+        if (aux->flags & DP_AUX_FLAG_TRUNCATED)
+                r->aux.rearm = true;
+        if (r->aux.format != DP_AUX_ARM_SPE)
+                return;
+
+        if (dp_aux_ring_span(&r->aux.ring, aux->offset, aux->size, &span) < 0) {
+                /* Not a stretch the kernel can have given us: leave aux_tail alone. */
+                n->bad_range++;
+                r->counters.v[DP_C_BAD_RECORD]++;
+                return;
+        }
+        for (unsigned i = 0; i < span.n; i++)
+                take_spe_segment(r, &span.seg[i], &ctx);
+        dp_aux_ring_release(&r->aux.ring, aux->offset + aux->size);
+}
+
+static void handle_aux(struct dp_ring_reader *r, const struct perf_event_header *h) {
+        struct dp_perf_sample_id sid;
+        struct dp_aux_record aux;
+
+        if (dp_perf_parse_aux(h, h->size, &aux) < 0 || dp_perf_parse_sample_id(&r->layout, h, h->size, &sid) < 0) {
+                r->counters.v[DP_C_BAD_RECORD]++;
+                return;
+        }
+        dp_ring_reader_take_aux(r, &aux, (sid.present & PERF_SAMPLE_TIME) ? sid.time : 0);
+}
+
+/* Records that name the task now running on this CPU. */
+static void track_task(struct dp_ring_reader *r, const struct perf_event_header *h) {
+        const uint8_t *body = (const uint8_t *) h + sizeof(*h);
+        struct dp_perf_sample_id sid;
+
+        if (h->size < sizeof(*h) + (h->type == PERF_RECORD_SWITCH ? 0 : 8) ||
+            dp_perf_parse_sample_id(&r->layout, h, h->size, &sid) < 0) {
+                r->counters.v[DP_C_BAD_RECORD]++;
+                return;
+        }
+        switch (h->type) {
+        case PERF_RECORD_SWITCH_CPU_WIDE:
+                /* Switching out names the next task; switching in, the previous one,
+                 * while the sample_id names the task coming in. */
+                if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+                        r->aux.pid = dp_load_u32(body);
+                        r->aux.tid = dp_load_u32(body + 4);
+                        return;
+                }
+                break;
+        case PERF_RECORD_COMM:
+                /* Only exec is certain to be the running task renaming itself. */
+                if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+                        return;
+                __attribute__((fallthrough));
+        case PERF_RECORD_ITRACE_START:
+                r->aux.pid = dp_load_u32(body);
+                r->aux.tid = dp_load_u32(body + 4);
+                return;
+        default:
+                break;
+        }
+        /* A switch in: the sample_id's task is the one now running. */
+        if (!(h->misc & PERF_RECORD_MISC_SWITCH_OUT) && (sid.present & PERF_SAMPLE_TID)) {
+                r->aux.pid = sid.pid;
+                r->aux.tid = sid.tid;
+        }
+}
+
 void dp_ring_reader_take_other(struct dp_ring_reader *r, const struct perf_event_header *h) {
         uint64_t *c = r->counters.v;
         uint64_t id, lost, time;
@@ -92,8 +240,17 @@ void dp_ring_reader_take_other(struct dp_ring_reader *r, const struct perf_event
                 else
                         c[h->type == PERF_RECORD_THROTTLE ? DP_C_THROTTLE : DP_C_UNTHROTTLE]++;
                 break;
+        case PERF_RECORD_AUX:
+                handle_aux(r, h);
+                break;
+        case PERF_RECORD_SWITCH_CPU_WIDE:
+        case PERF_RECORD_SWITCH:
+        case PERF_RECORD_COMM:
+        case PERF_RECORD_ITRACE_START:
+                track_task(r, h);
+                break;
         default:
-                /* Other record types (AUX, ITRACE_START, ...) belong to sources that consume them. */
+                /* Other record types belong to sources that consume them. */
                 break;
         }
 }

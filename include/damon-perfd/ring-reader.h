@@ -10,11 +10,44 @@
 
 #include <stdbool.h>
 
+#include "damon-perfd/aux-ring.h"
 #include "damon-perfd/counters.h"
+#include "damon-perfd/decode-spe.h"
 #include "damon-perfd/perf-record.h"
 #include "damon-perfd/perf-ring.h"
 #include "damon-perfd/source.h"
 #include "damon-perfd/spsc.h"
+
+/* What the AUX stretches of an AUX source came to (reader-owned, beside the
+ * counters: every SPE record that is a memory access still goes through
+ * callback = valid + null + addr_zero + kernel + inv_phys). */
+struct dp_aux_counts {
+        uint64_t records;               /* PERF_RECORD_AUX records seen */
+        uint64_t bytes;                 /* AUX bytes decoded */
+        uint64_t truncated, partial, collision, overwrite; /* their DP_AUX_FLAG_* */
+        uint64_t bad_range;             /* stretches that could not be read (also counted bad_record) */
+        uint64_t bad_packet;            /* SPE bytes skipped to resynchronise */
+        uint64_t no_data;               /* SPE records without a data address (branches, other ops): no sample */
+        uint64_t incomplete;            /* SPE records cut off at a stretch's end (also callback + null) */
+};
+
+/* The AUX side of a reader (zeroed by dp_ring_reader_init(); attached by
+ * dp_ring_reader_attach_aux()). */
+struct dp_ring_reader_aux {
+        struct dp_aux_ring ring;
+        enum dp_aux_format format;      /* DP_AUX_NONE until attached */
+        /* The task current on this CPU as PERF_RECORD_SWITCH_CPU_WIDE, COMM
+         * (exec) and ITRACE_START tell it; attributes SPE records that carry
+         * no CONTEXT packet.  0 = unknown: such samples count as null. */
+        uint32_t pid, tid;
+        /* Optional: SPE timestamps to sample time.  NULL: every sample of a
+         * stretch gets the time of its PERF_RECORD_AUX (the event's clock). */
+        const struct dp_spe_clock *clock;
+        /* Set by a TRUNCATED stretch: the kernel disabled the event; the caller
+         * re-enables it (PERF_EVENT_IOC_ENABLE) after the drain and clears this. */
+        bool rearm;
+        struct dp_aux_counts counts;
+};
 
 struct dp_ring_reader {
         struct dp_perf_ring ring;
@@ -24,6 +57,7 @@ struct dp_ring_reader {
         uint16_t cpu;
         bool want_phys;                 /* samples without a physical address are inv_phys */
         struct dp_counter_values counters; /* reader-owned totals; the caller publishes them */
+        struct dp_ring_reader_aux aux;  /* AUX sources only */
 };
 
 /* The sampling-layer outcome of one decoded sample: DP_C_VALID, DP_C_ADDR_ZERO,
@@ -38,8 +72,22 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
  * dp_spsc_publish(), once per batch. */
 void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_sample *ps);
 
-/* A non-sample record: loss, throttling; others are ignored. */
+/* A non-sample record: loss, throttling, AUX (with an attached AUX area),
+ * task switches; others are ignored. */
 void dp_ring_reader_take_other(struct dp_ring_reader *r, const struct perf_event_header *h);
+
+/* Attaches the mapped AUX area (@aux, @aux_size bytes; @meta is the ring's
+ * control page) of an AUX source (source->aux_format != DP_AUX_NONE).
+ * -EINVAL for other sources or a bad area. */
+int dp_ring_reader_attach_aux(struct dp_ring_reader *r, struct perf_event_mmap_page *meta, const void *aux,
+                              uint64_t aux_size);
+
+/* One PERF_RECORD_AUX: decodes the stretch it announces into samples through
+ * the same classify and queue path as ring samples (each memory-access record
+ * one callback), then gives the stretch back to the kernel.  @time is the
+ * record's sample_id time, used for samples without a converted timestamp.
+ * Publishing the queue is the caller's, as for take_sample. */
+void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_record *aux, uint64_t time);
 
 /* Handles every record available now, publishes the queued samples in one
  * batch and returns the ring space to the kernel.  Returns the number of
