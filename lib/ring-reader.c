@@ -33,29 +33,32 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
         return 0;
 }
 
+/* Every decoded sample ends here: its outcome is counted, and a valid one
+ * is queued, or counted as overflow when it had no slot (queue full). */
+static void file_outcome(struct dp_ring_reader *r, bool in_queue_slot, enum dp_counter outcome) {
+        r->counters.v[outcome]++;
+        if (outcome != DP_C_VALID)
+                return;
+        if (!in_queue_slot) {
+                r->counters.v[DP_C_OVERFLOW]++;
+                return;
+        }
+        dp_spsc_commit(r->queue);
+        r->counters.v[DP_C_ENQUEUE]++;
+}
+
 void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_sample *ps) {
         struct dp_sample overflow_slot, *slot;
-        enum dp_counter outcome;
-        uint64_t *c = r->counters.v;
 
         /* Decode straight into the queue slot; when the queue is full, into a
          * local one so the sample is still classified before it is dropped. */
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
         slot->cpu = (ps->present & PERF_SAMPLE_CPU) ? (uint16_t) ps->cpu : r->cpu;
         if (r->source->decode(ps, slot) < 0) {
-                c[DP_C_NULL]++;
+                r->counters.v[DP_C_NULL]++;
                 return;
         }
-        outcome = dp_sample_classify(slot, r->want_phys);
-        c[outcome]++;
-        if (outcome != DP_C_VALID)
-                return;
-        if (slot == &overflow_slot) {
-                c[DP_C_OVERFLOW]++;
-                return;
-        }
-        dp_spsc_commit(r->queue);
-        c[DP_C_ENQUEUE]++;
+        file_outcome(r, slot != &overflow_slot, dp_sample_classify(slot, r->want_phys));
 }
 
 static void handle_sample(struct dp_ring_reader *r, const struct perf_event_header *h) {
@@ -106,15 +109,7 @@ static void take_spe_record(struct dp_ring_reader *r, const struct dp_spe_record
         /* A user access of nobody we know cannot be filed under a target. */
         if (outcome == DP_C_VALID && slot->pid == 0)
                 outcome = DP_C_NULL;
-        c[outcome]++;
-        if (outcome != DP_C_VALID)
-                return;
-        if (slot == &overflow_slot) {
-                c[DP_C_OVERFLOW]++;
-                return;
-        }
-        dp_spsc_commit(r->queue);
-        c[DP_C_ENQUEUE]++;
+        file_outcome(r, slot != &overflow_slot, outcome);
 }
 
 static void take_spe_segment(struct dp_ring_reader *r, const struct dp_aux_segment *seg,

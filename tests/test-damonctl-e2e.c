@@ -32,46 +32,13 @@
 #include "damon-perfd/stats-reply.h"
 
 #include "check-main.h"
+#include "test-workload.h"
 
 /* The daemon stops by itself after this long: it ends the test's last step. */
 #define DAEMON_SECONDS 20
 
 static char dir[64], address[128];
 
-struct workload {
-        pid_t pid;
-        json_int_t hot_start, hot_end;
-};
-
-static void start_workload(struct workload *w) {
-        const char *path = getenv("DP_WORKLOAD");
-        char line[512];
-        json_int_t pid, cold_start, cold_end;
-        int pipefd[2];
-        json_t *j;
-        FILE *f;
-
-        ck_assert_msg(path, "DP_WORKLOAD not set");
-        ck_assert_int_eq(pipe(pipefd), 0);
-        w->pid = fork();
-        ck_assert_int_ge(w->pid, 0);
-        if (w->pid == 0) {
-                dup2(pipefd[1], STDOUT_FILENO);
-                close(pipefd[0]);
-                execl(path, path, "--hot-mib", "4", "--cold-mib", "32", "--rate", "50", "--seconds", "80", NULL);
-                _exit(127);
-        }
-        close(pipefd[1]);
-        f = fdopen(pipefd[0], "r");
-        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-        fclose(f);
-        j = json_loads(line, 0, NULL);
-        ck_assert_msg(j, "workload printed no JSON: %s", line);
-        ck_assert_int_eq(json_unpack(j, "{s:I,s:[II],s:[II]}", "pid", &pid, "hot", &w->hot_start, &w->hot_end,
-                                     "cold", &cold_start, &cold_end), 0);
-        ck_assert_int_eq(pid, w->pid);
-        json_decref(j);
-}
 
 static pid_t start_daemon(pid_t workload) {
         const char *path = getenv("DP_DAEMON");
@@ -290,7 +257,7 @@ static json_int_t check_targets(pid_t workload, json_int_t *end) {
 
 /* The hottest regions are the workload's, inside its bounds; the hottest
  * one reaches into the hot area (retried while the regions settle). */
-static void check_regions(const struct workload *w, json_int_t start, json_int_t end) {
+static void check_regions(const struct test_workload *w, json_int_t start, json_int_t end) {
         char target[32];
 
         snprintf(target, sizeof(target), "%d", w->pid);
@@ -415,7 +382,7 @@ static void check_monitor(pid_t workload) {
 
 START_TEST(test_damonctl_against_daemon) {
         struct dp_stats_reply stats;
-        struct workload w = {};
+        struct test_workload w = {};
         json_int_t start, end;
         struct run r;
         pid_t daemon;
@@ -426,7 +393,7 @@ START_TEST(test_damonctl_against_daemon) {
         ck_assert_ptr_nonnull(mkdtemp(dir));
         snprintf(address, sizeof(address), "unix:%s/io.damon.perfd", dir);
 
-        start_workload(&w);
+        test_workload_start(&w, "80");
         daemon = start_daemon(w.pid);
         wait_ready(&stats);
 
@@ -455,8 +422,7 @@ START_TEST(test_damonctl_against_daemon) {
         ck_assert_ptr_nonnull(strstr(r.err, "damon-perfd is not running"));
         run_done(&r);
 
-        kill(w.pid, SIGTERM);
-        waitpid(w.pid, NULL, 0);
+        test_workload_stop(&w);
         dp_stats_reply_done(&stats);
         {
                 char path[128];

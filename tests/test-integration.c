@@ -22,47 +22,9 @@
 #include "damon-perfd/counters.h"
 
 #include "check-main.h"
+#include "test-workload.h"
 
-struct workload {
-        pid_t pid;
-        json_int_t hot_start, hot_end, cold_start, cold_end;
-};
 
-static void start_workload(struct workload *w) {
-        const char *path = getenv("DP_WORKLOAD");
-        char line[512];
-        int pipefd[2];
-        FILE *f;
-        json_int_t pid;
-        json_t *j;
-        json_error_t err;
-
-        ck_assert_msg(path, "DP_WORKLOAD not set");
-        ck_assert_int_eq(pipe(pipefd), 0);
-        w->pid = fork();
-        ck_assert_int_ge(w->pid, 0);
-        if (w->pid == 0) {
-                dup2(pipefd[1], STDOUT_FILENO);
-                close(pipefd[0]);
-                execl(path, path, "--hot-mib", "4", "--cold-mib", "32", "--rate", "50", "--seconds", "30", NULL);
-                _exit(127);
-        }
-        close(pipefd[1]);
-        f = fdopen(pipefd[0], "r");
-        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-        fclose(f);
-        j = json_loads(line, 0, &err);
-        ck_assert_msg(j, "workload printed no JSON: %s", line);
-        ck_assert_int_eq(json_unpack(j, "{s:I,s:[II],s:[II]}", "pid", &pid, "hot", &w->hot_start,
-                                     &w->hot_end, "cold", &w->cold_start, &w->cold_end), 0);
-        ck_assert_int_eq(pid, w->pid);
-        json_decref(j);
-}
-
-static void stop_workload(const struct workload *w) {
-        kill(w->pid, SIGTERM);
-        waitpid(w->pid, NULL, 0);
-}
 
 /* Runs the daemon to completion; returns its exit status, stderr in @log. */
 static int run_daemon(char *const argv[], char *log, size_t log_size) {
@@ -106,7 +68,7 @@ START_TEST(test_daemon_finds_hot_area) {
         char stats_path[] = "/tmp/dp-integration-XXXXXX";
         char pid_arg[32], *log = malloc(1 << 20);
         struct dp_counter_values total, cpu;
-        struct workload w = {0};
+        struct test_workload w = {0};
         json_t *doc, *cpus, *hottest, *entry;
         json_error_t err;
         const char *which;
@@ -119,12 +81,12 @@ START_TEST(test_daemon_finds_hot_area) {
         ck_assert_int_ge(fd, 0);
         close(fd);
 
-        start_workload(&w);
+        test_workload_start(&w, "30");
         snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", w.pid);
         char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--no-varlink", "--stats-file", stats_path,
                          "--top=3", NULL };
         status = run_daemon(argv, log, 1 << 20);
-        stop_workload(&w);
+        test_workload_stop(&w);
         ck_assert_msg(status == 0, "daemon exited with %d:\n%s", status, log);
 
         doc = json_load_file(stats_path, 0, &err);
