@@ -57,6 +57,7 @@ void manager_collect(struct manager *m) {
                 ids[i] = m->samplers[i].cpu;
         }
         m->view.source = m->source;
+        m->view.source_reason = m->selection.choice.reason;
         m->view.uptime_ns = now_ns() - m->start_ns;
         m->view.sample_rate = m->sample_rate;
         dp_stats_collect(&m->view, stats, ids, m->n);
@@ -78,15 +79,22 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         r = event_hub_new(&m->hub);
         if (r < 0)
                 goto fail;
-        r = pmu_select(m->o.config.source, &m->source);
+        r = pmu_selection_run(m->o.config.source, NULL, &m->selection);
         if (r < 0)
                 goto fail;
+        m->source = m->selection.choice.source;
         r = load_cpu_list(&m->o.config, &m->cpus);
         if (r < 0)
                 goto fail;
 
         m->n = m->cpus.n;
         m->samplers = calloc(m->n, sizeof(*m->samplers));
+        /* Nothing open yet: manager_free() must not close fd 0 of a sampler never set up. */
+        for (size_t i = 0; m->samplers && i < m->n; i++) {
+                m->samplers[i].fd = -1;
+                for (size_t e = 0; e < DP_EVENT_PLAN_MAX; e++)
+                        m->samplers[i].fds[e] = -1;
+        }
         m->stats = aligned_alloc(DP_CACHELINE, m->n * sizeof(*m->stats));
         m->view.cpus = calloc(m->n, sizeof(*m->view.cpus));
         m->prev = calloc(m->n, sizeof(*m->prev));
@@ -103,6 +111,8 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                         .want_phys = m->o.config.target_mode == DP_TARGETS_PHYS,
                         /* Wake the reader at a quarter full: room to spare while it runs. */
                         .wakeup_bytes = m->o.config.ring_pages * (uint32_t) sysconf(_SC_PAGESIZE) / 4,
+                        .pmus = m->selection.pmus,
+                        .event = m->selection.choice.event[0] ? m->selection.choice.event : NULL,
                 },
                 .ring_pages = m->o.config.ring_pages,
                 .queue_capacity = m->o.config.queue_capacity,
@@ -111,7 +121,6 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         };
         for (size_t i = 0; i < m->n; i++) {
                 dp_cpu_stats_init(&m->stats[i]);
-                m->samplers[i].fd = -1;
                 (void) sampler_setup(&m->samplers[i], m->cpus.cpu[i], &so, &m->stats[i], m->stop_fd,
                                      &m->readers_stop);
         }
@@ -340,5 +349,6 @@ void manager_free(struct manager *m) {
                 close(m->stop_fd);
         sd_event_unref(m->event);
         event_hub_free(m->hub);
+        pmu_selection_done(&m->selection);
         free(m);
 }

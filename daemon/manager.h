@@ -10,6 +10,7 @@
 #include "damon-perfd/cpu-list.h"
 #include "damon-perfd/stats.h"
 #include "event-hub.h"
+#include "pmu-select.h"
 #include "sampler.h"
 #include "tracker-thread.h"
 
@@ -34,6 +35,9 @@ struct manager_options {
 
 struct manager {
         struct manager_options o;
+        /* The detected PMUs and the source choice with its reason; the
+         * samplers' source options point into it. */
+        struct pmu_selection selection;
         const struct dp_source *source;
         struct dp_cpu_list cpus;
 

@@ -17,7 +17,7 @@ int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selec
 
         r = dp_source_choose(ret->pmus, name, &ret->choice);
         if (r < 0) {
-                log_error("source '%s' refused: %s", name, ret->choice.reason);
+                log_error("sample source: %s", ret->choice.reason);
                 pmu_selection_done(ret);
                 return r;
         }
@@ -31,28 +31,4 @@ int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selec
 void pmu_selection_done(struct pmu_selection *sel) {
         dp_pmu_set_free(sel->pmus);
         sel->pmus = NULL;
-}
-
-int pmu_select(const char *name, const struct dp_source **ret) {
-        struct pmu_selection sel;
-        int r;
-
-        r = pmu_selection_run(name, NULL, &sel);
-        if (r < 0)
-                return r;
-        *ret = sel.choice.source;
-        pmu_selection_done(&sel);
-
-        if ((*ret)->hardware || *ret == &dp_source_event) {
-                /* The hardware builders need the detection result (and event: its string)
-                 * in dp_source_options, which this interface cannot hand over. */
-                if (strcmp(name, "auto") != 0) {
-                        log_error("source '%s' needs pmu_selection_run() wiring in the sampler", name);
-                        return -EOPNOTSUPP;
-                }
-                log_warning("%s chosen, but the sampler is not wired for hardware sources yet; "
-                            "falling back to the software page-fault event", (*ret)->name);
-                *ret = &dp_source_pagefault;
-        }
-        return 0;
 }

@@ -21,8 +21,3 @@ struct pmu_selection {
  * .event = sel->choice.event, and stay within the selection's lifetime. */
 int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selection *ret);
 void pmu_selection_done(struct pmu_selection *sel);
-
-/* The older one-pointer interface: like pmu_selection_run(), but since the
- * caller keeps no detection result, a hardware choice falls back to the
- * software page-fault event (auto) or fails (-EOPNOTSUPP, when configured). */
-int pmu_select(const char *name, const struct dp_source **ret);

@@ -32,9 +32,21 @@ static void read_kernel_lost(struct sampler *s) {
                 s->reader.counters.v[DP_C_KERNEL_LOST] = lost;
 }
 
-static void drain_and_publish(struct sampler *s) {
+static void drain_and_publish(struct sampler *s, bool stopping) {
         dp_ring_reader_drain(&s->reader);
         dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
+        /* A truncated AUX stretch made the kernel disable the event; the drain
+         * has made room, so sampling may go on. */
+        if (s->reader.aux.rearm) {
+                s->reader.aux.rearm = false;
+                if (!stopping) {
+                        int r = sampler_enable_ring(s);
+
+                        if (r < 0)
+                                log_warning("cpu%d: cannot re-enable the event after AUX truncation: %s", s->cpu,
+                                            strerror(-r));
+                }
+        }
 }
 
 static void *reader_main(void *arg) {
@@ -82,7 +94,7 @@ static void *reader_main(void *arg) {
                         if (events[i].data.fd == s->fd && (events[i].events & (EPOLLHUP | EPOLLERR)))
                                 hangup = true;
 
-                drain_and_publish(s);
+                drain_and_publish(s, false);
                 if (now_ns() >= next_lost_read) {
                         read_kernel_lost(s);
                         next_lost_read = now_ns() + LOST_READ_INTERVAL_NS;
@@ -95,9 +107,9 @@ static void *reader_main(void *arg) {
         }
 
         /* Stop producing, then take what the kernel wrote up to that point. */
-        (void) dp_perf_event_disable(s->fd);
+        sampler_disable(s);
         read_kernel_lost(s);
-        drain_and_publish(s);
+        drain_and_publish(s, true);
         if (r < 0)
                 sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);
         close(ep);

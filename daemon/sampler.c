@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "sampler.h"
@@ -24,26 +26,114 @@ int sampler_transition(struct sampler *s, enum dp_cpu_state to, enum dp_cpu_step
         return from;
 }
 
+/* Unmaps and closes everything the plan opened; the CPU's state is the caller's. */
+static void close_events(struct sampler *s) {
+        /* The AUX area lies beyond the ring in the same event's mapping: it goes first. */
+        dp_aux_unmap(&s->aux);
+        dp_perf_event_unmap(&s->map);
+        for (size_t i = 0; i < DP_EVENT_PLAN_MAX; i++) {
+                if (s->fds[i] >= 0)
+                        close(s->fds[i]);
+                s->fds[i] = -1;
+        }
+        s->fd = -1;
+}
+
 static int fail(struct sampler *s, enum dp_cpu_step step, int error) {
         sampler_transition(s, DP_CPU_ERROR, step, error);
-        dp_perf_event_unmap(&s->map);
-        if (s->fd >= 0)
-                close(s->fd);
-        s->fd = -1;
+        close_events(s);
         return error;
 }
 
-/* CREATED → BOUND → ENABLED, from UNINIT; the queue and scratch exist already. */
+static bool is_leader(const struct dp_event_plan *plan, size_t i) {
+        return plan->event[i].leader == i;
+}
+
+int sampler_enable_ring(struct sampler *s) {
+        int fd = s->fds[s->plan.event[s->plan.ring].leader];
+
+        return fd >= 0 ? dp_perf_event_enable(fd) : -EBADF;
+}
+
+void sampler_disable(struct sampler *s) {
+        for (size_t i = 0; i < s->plan.n; i++)
+                if (is_leader(&s->plan, i) && s->fds[i] >= 0)
+                        (void) dp_perf_event_disable(s->fds[i]);
+}
+
+/* Every event of the plan, leaders before their members. */
+static int open_events(struct sampler *s, const struct sampler_options *options) {
+        struct dp_event_plan *plan = &s->plan;
+        int r;
+
+        r = dp_source_build_events(options->source, &options->source_options, s->cpu, plan);
+        if (r < 0) {
+                log_error("cpu%d: %s", s->cpu, plan->note[0] ? plan->note : strerror(-r));
+                return r;
+        }
+        if (plan->n == 0 || plan->n > DP_EVENT_PLAN_MAX || plan->ring >= plan->n || !plan->event[plan->ring].sampling) {
+                log_error("cpu%d: %s built a malformed event plan (%zu events, ring %zu)", s->cpu,
+                          options->source->name, plan->n, plan->ring);
+                return -EINVAL;
+        }
+        if (plan->note[0])
+                log_info("cpu%d: %s on %s: %s", s->cpu, options->source->name, plan->pmu, plan->note);
+
+        for (size_t i = 0; i < plan->n; i++) {
+                size_t leader = plan->event[i].leader;
+
+                if (leader > i) {
+                        log_error("cpu%d: event %zu (%s) is led by the later event %zu", s->cpu, i,
+                                  plan->event[i].role ?: "?", leader);
+                        return -EINVAL;
+                }
+                r = dp_perf_event_open_cpu(&plan->event[i].attr, s->cpu, leader == i ? -1 : s->fds[leader]);
+                if (r < 0) {
+                        log_debug("cpu%d: cannot open %s: %s", s->cpu, plan->event[i].role ?: "?", strerror(-r));
+                        return r;
+                }
+                s->fds[i] = r;
+        }
+        s->fd = s->fds[plan->ring];
+        s->attr = plan->event[plan->ring].attr;
+        return 0;
+}
+
+/* The ring on the ring event, every other sampling event redirected into it,
+ * and the AUX area when the plan wants one. */
+static int bind_events(struct sampler *s, const struct sampler_options *options) {
+        const struct dp_event_plan *plan = &s->plan;
+        int r;
+
+        r = dp_perf_event_map(s->fd, options->ring_pages, &s->map);
+        if (r < 0)
+                return r;
+        r = dp_perf_ring_init(&s->reader.ring, s->map.base, s->map.page_size, s->map.data_size, s->scratch);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < plan->n; i++)
+                if (i != plan->ring && plan->event[i].sampling &&
+                    ioctl(s->fds[i], PERF_EVENT_IOC_SET_OUTPUT, s->fd) < 0)
+                        return dp_negative_errno();
+        if (plan->aux_pages > 0) {
+                r = dp_aux_map(s->fd, s->map.base, s->map.length, plan->aux_pages, &s->aux);
+                if (r < 0)
+                        return r;
+                r = dp_ring_reader_attach_aux(&s->reader, s->map.base, s->aux.base, s->aux.length);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* CREATED → BOUND → ENABLED, from UNINIT; the queue and scratch exist already.
+ * Each step counts once per CPU, however many events the plan has. */
 static int sampler_open(struct sampler *s, const struct sampler_options *options) {
         int r;
 
-        r = options->source->build_attr(options->source, &options->source_options, s->cpu, &s->attr);
+        r = open_events(s, options);
         if (r < 0)
                 return fail(s, DP_STEP_CREATE, r);
-        r = dp_perf_event_open_cpu(&s->attr, s->cpu, -1);
-        if (r < 0)
-                return fail(s, DP_STEP_CREATE, r);
-        s->fd = r;
         s->control.v[DP_C_CREATE]++;
         dp_counters_publish(s->stats, DP_OWNER_CONTROL, &s->control);
         sampler_transition(s, DP_CPU_CREATED, DP_STEP_NONE, 0);
@@ -59,19 +149,22 @@ static int sampler_open(struct sampler *s, const struct sampler_options *options
         }
         if (r < 0)
                 return fail(s, DP_STEP_BIND, r);
-        r = dp_perf_event_map(s->fd, options->ring_pages, &s->map);
-        if (r < 0)
-                return fail(s, DP_STEP_BIND, r);
-        r = dp_perf_ring_init(&s->reader.ring, s->map.base, s->map.page_size, s->map.data_size, s->scratch);
+        r = bind_events(s, options);
         if (r < 0)
                 return fail(s, DP_STEP_BIND, r);
         s->control.v[DP_C_BIND]++;
         dp_counters_publish(s->stats, DP_OWNER_CONTROL, &s->control);
         sampler_transition(s, DP_CPU_BOUND, DP_STEP_NONE, 0);
 
-        r = dp_perf_event_enable(s->fd);
-        if (r < 0)
-                return fail(s, DP_STEP_ENABLE, r);
+        /* Members follow their leader. */
+        for (size_t i = 0; i < s->plan.n; i++)
+                if (is_leader(&s->plan, i)) {
+                        r = dp_perf_event_enable(s->fds[i]);
+                        if (r < 0) {
+                                sampler_disable(s);
+                                return fail(s, DP_STEP_ENABLE, r);
+                        }
+                }
         s->control.v[DP_C_ENABLE]++;
         dp_counters_publish(s->stats, DP_OWNER_CONTROL, &s->control);
         sampler_transition(s, DP_CPU_ENABLED, DP_STEP_NONE, 0);
@@ -84,6 +177,7 @@ int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *opti
 
         *s = (struct sampler) {
                 .cpu = cpu,
+                .fds = { [0 ... DP_EVENT_PLAN_MAX - 1] = -1 },
                 .fd = -1,
                 .stats = stats,
                 .stop_fd = stop_fd,
@@ -112,10 +206,7 @@ int sampler_retry(struct sampler *s, const struct sampler_options *options) {
                 pthread_join(s->thread, NULL);
                 s->thread_started = false;
         }
-        dp_perf_event_unmap(&s->map);
-        if (s->fd >= 0)
-                close(s->fd);
-        s->fd = -1;
+        close_events(s);
         sampler_transition(s, DP_CPU_UNINIT, DP_STEP_NONE, 0);
         r = sampler_open(s, options);
         if (r < 0)
@@ -130,10 +221,7 @@ void sampler_stop(struct sampler *s) {
         }
         if (s->fd >= 0 && dp_cpu_get_status(s->stats).state != DP_CPU_ERROR)
                 sampler_transition(s, DP_CPU_UNINIT, DP_STEP_NONE, 0);
-        dp_perf_event_unmap(&s->map);
-        if (s->fd >= 0)
-                close(s->fd);
-        s->fd = -1;
+        close_events(s);
 }
 
 void sampler_free(struct sampler *s) {

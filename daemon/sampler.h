@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * One CPU's sampler: its perf event, ring mapping, SPSC queue and reader
- * thread, walked through UNINIT → CREATED → BOUND → ENABLED → RUNNING.  A
+ * One CPU's sampler: the perf events its source's plan asks for (one ring,
+ * maybe an AUX area), its SPSC queue and reader thread, walked through
+ * UNINIT → CREATED → BOUND → ENABLED → RUNNING.  A
  * failure at any step leaves this CPU in ERROR and the others untouched.
  */
 
@@ -12,7 +13,9 @@
 #include <stdbool.h>
 
 #include "damon-perfd/counters.h"
+#include "damon-perfd/aux-ring.h"
 #include "damon-perfd/perf-event.h"
+#include "damon-perfd/pmu.h"
 #include "damon-perfd/ring-reader.h"
 #include "damon-perfd/source.h"
 #include "damon-perfd/spsc.h"
@@ -29,9 +32,14 @@ struct sampler_options {
 
 struct sampler {
         int cpu;
+        /* The source's event plan for this CPU and one fd per planned event
+         * (-1 when not open); fd and attr are those of the ring event. */
+        struct dp_event_plan plan;
+        int fds[DP_EVENT_PLAN_MAX];
         int fd;
         struct perf_event_attr attr;
         struct dp_perf_mapping map;
+        struct dp_aux_mapping aux;      /* AUX sources only */
         struct dp_spsc *queue;
         uint8_t *scratch;
         struct dp_ring_reader reader;
@@ -65,6 +73,13 @@ void sampler_stop(struct sampler *s);
 
 /* Frees the queue and buffers once the tracker is done with them. */
 void sampler_free(struct sampler *s);
+
+/* Re-enables the ring event's group leader, e.g. after the kernel stopped it
+ * on a truncated AUX stretch. */
+int sampler_enable_ring(struct sampler *s);
+
+/* Disables every group leader (their members follow). */
+void sampler_disable(struct sampler *s);
 
 /* Applies a state transition and logs it; returns what dp_cpu_transition() returns. */
 int sampler_transition(struct sampler *s, enum dp_cpu_state to, enum dp_cpu_step step, int error);

@@ -35,6 +35,11 @@ static const struct {
         [DP_C_MISS_REGION]  = { "miss_region",  DP_OWNER_TRACKER, false },
         [DP_C_MISS_BOUND]   = { "miss_bound",   DP_OWNER_TRACKER, false },
         [DP_C_UPDATE]       = { "update",       DP_OWNER_TRACKER, false },
+        [DP_C_AUX_TRUNCATED] = { "aux_truncated", DP_OWNER_READER, false },
+        [DP_C_AUX_PARTIAL]  = { "aux_partial",  DP_OWNER_READER,  false },
+        [DP_C_AUX_COLLISION] = { "aux_collision", DP_OWNER_READER, false },
+        [DP_C_SPE_BAD_BYTES] = { "spe_bad_bytes", DP_OWNER_READER, false },
+        [DP_C_SPE_NO_DATA]  = { "spe_no_data",  DP_OWNER_READER,  false },
 };
 
 static const char *const state_names[_DP_CPU_STATE_MAX] = {

@@ -37,6 +37,11 @@ static const char *const help_texts[_DP_STATS_VALUES_MAX] = {
         [DP_C_MISS_REGION]  = "Samples inside a target's bounds but in no region.",
         [DP_C_MISS_BOUND]   = "Samples outside a target's bounds.",
         [DP_C_UPDATE]       = "Region access increments, at most one per region and sampling interval.",
+        [DP_C_AUX_TRUNCATED] = "AUX stretches flagged TRUNCATED: the kernel stopped the event until re-enabled.",
+        [DP_C_AUX_PARTIAL]  = "AUX stretches flagged PARTIAL: they hold a damaged record.",
+        [DP_C_AUX_COLLISION] = "AUX stretches flagged COLLISION: samples collided in the hardware.",
+        [DP_C_SPE_BAD_BYTES] = "SPE bytes skipped to resynchronise on a packet boundary.",
+        [DP_C_SPE_NO_DATA]  = "SPE records without a data address (branches, other operations).",
         [DP_STATS_IN_FLIGHT] = "Samples queued but not yet taken (enqueue - dequeue).",
 };
 

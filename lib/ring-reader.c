@@ -97,7 +97,7 @@ static void take_spe_record(struct dp_ring_reader *r, const struct dp_spe_record
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
         ret = dp_spe_record_to_sample(rec, ctx, slot);
         if (ret == -ENODATA) {
-                r->aux.counts.no_data++;
+                r->counters.v[DP_C_SPE_NO_DATA]++;
                 return;
         }
         c[DP_C_CALLBACK]++;
@@ -121,7 +121,7 @@ static void take_spe_segment(struct dp_ring_reader *r, const struct dp_aux_segme
         while (dp_spe_next_record(&it, &rec))
                 take_spe_record(r, &rec, ctx);
         r->aux.counts.bytes += seg->size;
-        r->aux.counts.bad_packet += it.bad_bytes;
+        r->counters.v[DP_C_SPE_BAD_BYTES] += it.bad_bytes;
         /* The driver pads instead of splitting records, so a record cut off here
          * is damaged (a PARTIAL stretch): a sample that could not be decoded. */
         r->aux.counts.incomplete += it.incomplete_records;
@@ -131,6 +131,7 @@ static void take_spe_segment(struct dp_ring_reader *r, const struct dp_aux_segme
 
 void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_record *aux, uint64_t time) {
         struct dp_aux_counts *n = &r->aux.counts;
+        uint64_t *c = r->counters.v;
         struct dp_spe_context ctx = {
                 .pid = r->aux.pid,
                 .tid = r->aux.tid,
@@ -141,9 +142,9 @@ void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_recor
         struct dp_aux_span span;
 
         n->records++;
-        n->truncated += !!(aux->flags & DP_AUX_FLAG_TRUNCATED);
-        n->partial += !!(aux->flags & DP_AUX_FLAG_PARTIAL);
-        n->collision += !!(aux->flags & DP_AUX_FLAG_COLLISION);
+        c[DP_C_AUX_TRUNCATED] += !!(aux->flags & DP_AUX_FLAG_TRUNCATED);
+        c[DP_C_AUX_PARTIAL] += !!(aux->flags & DP_AUX_FLAG_PARTIAL);
+        c[DP_C_AUX_COLLISION] += !!(aux->flags & DP_AUX_FLAG_COLLISION);
         n->overwrite += !!(aux->flags & DP_AUX_FLAG_OVERWRITE);
         if (aux->flags & DP_AUX_FLAG_TRUNCATED)
                 r->aux.rearm = true;
@@ -153,7 +154,7 @@ void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_recor
         if (dp_aux_ring_span(&r->aux.ring, aux->offset, aux->size, &span) < 0) {
                 /* Not a stretch the kernel can have given us: leave aux_tail alone. */
                 n->bad_range++;
-                r->counters.v[DP_C_BAD_RECORD]++;
+                c[DP_C_BAD_RECORD]++;
                 return;
         }
         for (unsigned i = 0; i < span.n; i++)

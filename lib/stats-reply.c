@@ -90,6 +90,10 @@ int dp_stats_reply_parse(json_t *params, struct dp_stats_reply *ret, char *error
         if (!json_is_boolean(json_object_get(source, "hardware")))
                 return bad(error, error_size, "source.hardware: expected a boolean");
         r.source_hardware = json_is_true(json_object_get(source, "hardware"));
+        /* Newer in the interface than the rest of Source: absent is fine, anything else must be a string. */
+        if (json_object_get(source, "reason") &&
+            (k = get_string(source, "source", "reason", &r.source_reason, error, error_size)) < 0)
+                return k;
         k = get_int(params, "GetStats", "uptime_usec", false, &r.uptime_usec, error, error_size);
         if (k < 0)
                 return k;
@@ -218,7 +222,8 @@ char *dp_format_rate(double rate, char *buf, size_t size) {
         return buf;
 }
 
-/* The table's rows: the seven layers, each with its values in interface order. */
+/* The table's rows: the seven layers, then the AUX (SPE) reader's counters,
+ * each with its values in interface order. */
 static const struct {
         const char *layer;
         unsigned n;
@@ -232,6 +237,8 @@ static const struct {
                               DP_C_KERNEL_LOST, DP_C_THROTTLE, DP_C_UNTHROTTLE, DP_C_BAD_RECORD, DP_C_WAKEUP } },
         { "6 drain",    3,  { DP_C_DEQUEUE, DP_C_DRAIN, DP_STATS_IN_FLIGHT } },
         { "7 match",    5,  { DP_C_MATCH, DP_C_MISS_TGID, DP_C_MISS_REGION, DP_C_MISS_BOUND, DP_C_UPDATE } },
+        { "aux",        5,  { DP_C_AUX_TRUNCATED, DP_C_AUX_PARTIAL, DP_C_AUX_COLLISION, DP_C_SPE_BAD_BYTES,
+                              DP_C_SPE_NO_DATA } },
 };
 
 static char *format_value(const struct dp_stats_rates *rates, const double *rate_values,
@@ -300,6 +307,8 @@ int dp_stats_reply_print(FILE *f, const struct dp_stats_reply *r, const struct d
         if (!r->source_hardware)
                 fputs("  SOFTWARE POSITIVE CONTROL (not hardware access sampling)", f);
         fputc('\n', f);
+        if (r->source_reason && r->source_reason[0])
+                fprintf(f, "source choice: %s\n", r->source_reason);
         format_uptime(r->uptime_usec, uptime, sizeof(uptime));
         fprintf(f, "uptime: %s   sample rate: %s/s   CPUs running: %zu/%zu", uptime,
                 dp_format_rate(r->sample_rate, rate, sizeof(rate)), running, r->n_cpus);

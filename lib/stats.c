@@ -23,12 +23,13 @@ size_t dp_stats_count_state(const struct dp_stats_view *view, enum dp_cpu_state 
         return n;
 }
 
-json_t *dp_source_to_json(const struct dp_source *source) {
-        return json_pack("{s:s,s:s,s:b,s:s}",
+json_t *dp_source_to_json(const struct dp_source *source, const char *reason) {
+        return json_pack("{s:s,s:s,s:b,s:s,s:s}",
                          "name", source->name,
                          "pmu", source->pmu,
                          "hardware", source->hardware,
-                         "description", source->description);
+                         "description", source->description,
+                         "reason", reason ?: "");
 }
 
 json_t *dp_counters_to_json(const struct dp_counter_values *v) {
@@ -57,7 +58,7 @@ json_t *dp_stats_to_json(const struct dp_stats_view *view) {
         }
 
         return json_pack("{s:o,s:I,s:f,s:o,s:o}",
-                         "source", dp_source_to_json(view->source),
+                         "source", dp_source_to_json(view->source, view->source_reason),
                          "uptime_usec", (json_int_t) (view->uptime_ns / 1000),
                          "sample_rate", view->sample_rate,
                          "totals", dp_counters_to_json(&view->total),
@@ -75,6 +76,7 @@ static const struct {
         { "5 ring",     DP_C_ENQUEUE,  DP_C_WAKEUP },
         { "6 drain",    DP_C_DEQUEUE,  DP_C_DRAIN },
         { "7 match",    DP_C_MATCH,    DP_C_UPDATE },
+        { "aux",        DP_C_AUX_TRUNCATED, DP_C_SPE_NO_DATA },
 };
 
 void dp_stats_print(FILE *f, const struct dp_stats_view *view) {
@@ -82,17 +84,19 @@ void dp_stats_print(FILE *f, const struct dp_stats_view *view) {
 
         fprintf(f, "source: %s on PMU %s%s\n", view->source->name, view->source->pmu,
                 view->source->hardware ? "" : "  [SOFTWARE POSITIVE CONTROL - not hardware access sampling]");
+        if (view->source_reason && view->source_reason[0])
+                fprintf(f, "source choice: %s\n", view->source_reason);
         fprintf(f, "uptime: %.1f s   CPUs running: %zu/%zu   in flight: %llu\n", (double) view->uptime_ns / 1e9,
                 dp_stats_count_state(view, DP_CPU_RUNNING), view->n_cpus,
                 (unsigned long long) dp_counters_in_flight(&view->total));
-        fprintf(f, "┌────────────┬──────────────┬──────────────────┐\n");
-        fprintf(f, "│ layer      │ counter      │            total │\n");
-        fprintf(f, "├────────────┼──────────────┼──────────────────┤\n");
+        fprintf(f, "┌────────────┬───────────────┬──────────────────┐\n");
+        fprintf(f, "│ layer      │ counter       │            total │\n");
+        fprintf(f, "├────────────┼───────────────┼──────────────────┤\n");
         for (size_t l = 0; l < DP_ARRAY_SIZE(layers); l++)
                 for (enum dp_counter c = layers[l].first; c <= layers[l].last; c++)
-                        fprintf(f, "│ %-10s │ %-12s │ %16llu │\n", c == layers[l].first ? layers[l].layer : "",
+                        fprintf(f, "│ %-10s │ %-13s │ %16llu │\n", c == layers[l].first ? layers[l].layer : "",
                                 dp_counter_name(c), (unsigned long long) t[c]);
-        fprintf(f, "└────────────┴──────────────┴──────────────────┘\n");
+        fprintf(f, "└────────────┴───────────────┴──────────────────┘\n");
 
         for (size_t i = 0; i < view->n_cpus; i++) {
                 const struct dp_cpu_view *c = &view->cpus[i];

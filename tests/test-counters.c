@@ -72,6 +72,30 @@ START_TEST(test_check_invariants) {
 }
 END_TEST
 
+/* The AUX counters are the reader's, summed like counts, and outside every
+ * invariant: no value of theirs can break dp_counters_check(). */
+START_TEST(test_aux_counters_outside_invariants) {
+        static const enum dp_counter aux[] = {
+                DP_C_AUX_TRUNCATED, DP_C_AUX_PARTIAL, DP_C_AUX_COLLISION, DP_C_SPE_BAD_BYTES, DP_C_SPE_NO_DATA,
+        };
+        struct dp_counter_values v, w = {0};
+
+        ck_assert_str_eq(dp_counter_name(DP_C_AUX_TRUNCATED), "aux_truncated");
+        ck_assert_str_eq(dp_counter_name(DP_C_SPE_NO_DATA), "spe_no_data");
+        fill_consistent(&v, 1000);
+        for (size_t i = 0; i < DP_ARRAY_SIZE(aux); i++) {
+                ck_assert_int_eq(dp_counter_owner(aux[i]), DP_OWNER_READER);
+                ck_assert(!dp_counter_is_level(aux[i]));
+                v.v[aux[i]] = 7 + i;
+                w.v[aux[i]] = 100;
+        }
+        ck_assert_int_eq(dp_counters_check(&v, NULL), 0);
+        dp_counters_sum(&v, &w);
+        for (size_t i = 0; i < DP_ARRAY_SIZE(aux); i++)
+                ck_assert_uint_eq(v.v[aux[i]], 107 + i);
+}
+END_TEST
+
 START_TEST(test_sum_levels_take_max) {
         struct dp_counter_values a = {0}, b = {0};
 
@@ -224,6 +248,7 @@ int main(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_names_unique_and_owned);
         tcase_add_test(tc, test_check_invariants);
+        tcase_add_test(tc, test_aux_counters_outside_invariants);
         tcase_add_test(tc, test_sum_levels_take_max);
         tcase_add_test(tc, test_publish_only_owned_range);
         tcase_add_test(tc, test_snapshot_consistent_under_concurrency);

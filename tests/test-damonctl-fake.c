@@ -357,7 +357,8 @@ START_TEST(test_stats_text_json_prometheus) {
         assert_contains(r.out, "source: pagefault on PMU software  SOFTWARE POSITIVE CONTROL (not hardware access sampling)\n");
         assert_contains(r.out, "CPU00: st=RUNNING cb=1003 enq=1009 deq=1019 ovf=1010 match=1021 miss=3069 upd=1025\n");
         assert_contains(r.out, "CPU01: st=RUNNING cb=2003 ");
-        assert_contains(r.out, "│ 7 match    │ match        │ 10021 │");
+        assert_contains(r.out, "│ 7 match    │ match         │ 10021 │");
+        assert_contains(r.out, "│ aux        │ aux_truncated │ 10026 │");
         ck_assert_str_eq(r.err, "");
         run_done(&r);
 
@@ -381,6 +382,7 @@ START_TEST(test_stats_text_json_prometheus) {
         ck_assert_int_eq(r.status, 0);
         assert_contains(r.out, "# TYPE damon_perfd_match_total counter\n");
         assert_contains(r.out, "damon_perfd_match_total{cpu=\"1\"} 2021\n");
+        assert_contains(r.out, "damon_perfd_spe_no_data_total{cpu=\"1\"} 2030\n");
         assert_contains(r.out, "damon_perfd_source_info{name=\"pagefault\",pmu=\"software\",hardware=\"false\"} 1\n");
         run_done(&r);
         fake_stop(&f);

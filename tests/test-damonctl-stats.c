@@ -62,7 +62,8 @@ START_TEST(test_parse) {
         ck_assert_int_eq(r.cpus[1].cpu, 1);
         ck_assert_str_eq(r.cpus[1].state, "ERROR");
         ck_assert_int_eq(r.cpus[1].values.v[DP_C_MATCH], 2021);
-        ck_assert_int_eq(r.totals.v[DP_STATS_IN_FLIGHT], 10026);
+        ck_assert_int_eq(r.totals.v[DP_STATS_IN_FLIGHT], 10000 + DP_STATS_IN_FLIGHT);
+        ck_assert_int_eq(r.cpus[0].values.v[DP_C_SPE_NO_DATA], 1000 + DP_C_SPE_NO_DATA);
         dp_stats_values_to_counters(&r.cpus[0].values, &c);
         ck_assert_uint_eq(c.v[DP_C_UPDATE], 1025);
         dp_stats_reply_done(&r);
@@ -141,7 +142,8 @@ START_TEST(test_rates) {
         /* Levels: the current value, not a rate. */
         ck_assert(fabs(rates.cpus[0].v[DP_C_RING_PEAK] - 3011.0) < 1e-9);
         ck_assert(fabs(rates.cpus[1].v[DP_C_KERNEL_LOST] - 4014.0) < 1e-9);
-        ck_assert(fabs(rates.total[DP_STATS_IN_FLIGHT] - 30026.0) < 1e-9);
+        ck_assert(fabs(rates.total[DP_STATS_IN_FLIGHT] - (30000.0 + DP_STATS_IN_FLIGHT)) < 1e-9);
+        ck_assert(fabs(rates.total[DP_C_AUX_COLLISION] - 10000.0) < 1e-9);
         ck_assert_str_eq(rates.cpus[1].state, "ERROR");
         dp_stats_rates_done(&rates);
 
@@ -265,8 +267,12 @@ START_TEST(test_print_totals) {
                 ck_assert_msg(strstr(out, cell), "%s missing", dp_stats_value_name(i));
         }
         drain = line_starting(out, "│ 6 drain");
-        ck_assert_str_eq(drain, "│ 6 drain    │ dequeue      │ 10019 │");
-        ck_assert_ptr_nonnull(strstr(out, "│            │ in_flight    │ 10026 │\n├"));
+        ck_assert_str_eq(drain, "│ 6 drain    │ dequeue       │ 10019 │");
+        ck_assert_ptr_nonnull(strstr(out, "│            │ in_flight     │ 10031 │\n├"));
+        /* The AUX counters are a row of their own, after layer 7. */
+        ck_assert_ptr_nonnull(strstr(out, "├────────────┼───────────────┼───────┤\n"
+                                          "│ aux        │ aux_truncated │ 10026 │\n"));
+        ck_assert_ptr_nonnull(strstr(out, "│            │ spe_no_data   │ 10030 │\n└"));
 
         /* The box is aligned: every table line has the same display width. */
         for (const char *p = out; *p; p = strchr(p, '\n') + 1) {
@@ -365,7 +371,9 @@ START_TEST(test_prometheus_values) {
         ck_assert(has_line(out, "damon_perfd_ring_peak{cpu=\"0\"} 1011"));
         ck_assert(has_line(out, "# TYPE damon_perfd_kernel_lost gauge"));
         ck_assert(has_line(out, "# TYPE damon_perfd_in_flight gauge"));
-        ck_assert(has_line(out, "damon_perfd_in_flight{cpu=\"1\"} 2026"));
+        ck_assert(has_line(out, "damon_perfd_in_flight{cpu=\"1\"} 2031"));
+        ck_assert(has_line(out, "# TYPE damon_perfd_spe_bad_bytes_total counter"));
+        ck_assert(has_line(out, "damon_perfd_aux_truncated_total{cpu=\"0\"} 1026"));
         ck_assert_ptr_null(strstr(out, "ring_peak_total"));
         ck_assert_ptr_null(strstr(out, "in_flight_total"));
         ck_assert_str_eq(dp_prometheus_metric_name(DP_C_NULL, name, sizeof(name)), "damon_perfd_null_total");

@@ -96,6 +96,13 @@ START_TEST(test_daemon_finds_hot_area) {
         /* The source is named, and labelled as what it is. */
         ck_assert_ptr_nonnull(json_object_get(doc, "source"));
         ck_assert(json_is_boolean(json_object_get(json_object_get(doc, "source"), "hardware")));
+        /* The choice says why: no memory PMU here, so the software control, named as such. */
+        {
+                const char *reason = json_string_value(json_object_get(json_object_get(doc, "source"), "reason"));
+
+                ck_assert_ptr_nonnull(reason);
+                ck_assert_msg(strstr(reason, "pagefault"), "source.reason does not name pagefault: %s", reason);
+        }
 
         /* Every CPU got through the whole lifecycle. */
         cpus = json_object_get(doc, "cpus");
@@ -122,6 +129,9 @@ START_TEST(test_daemon_finds_hot_area) {
         ck_assert_uint_gt(total.v[DP_C_MATCH], 1000);
         ck_assert_uint_gt(total.v[DP_C_UPDATE], 0);
         ck_assert_uint_eq(total.v[DP_C_DEQUEUE], total.v[DP_C_ENQUEUE]);
+        /* Page faults have no AUX area: its counters are served, and stay zero. */
+        for (int c = DP_C_AUX_TRUNCATED; c <= DP_C_SPE_NO_DATA; c++)
+                ck_assert_msg(total.v[c] == 0, "%s: %llu", dp_counter_name(c), (unsigned long long) total.v[c]);
 
         /* The hottest region is the workload's, inside its hot area. */
         hottest = json_object_get(doc, "hottest");
@@ -151,12 +161,23 @@ START_TEST(test_daemon_rejects_bad_options) {
                 { (char *) daemon, "--source=nonesuch", NULL },
                 { (char *) daemon, "--cpus=1-0", NULL },
                 { (char *) daemon, "--pid=abc", NULL },
+                /* This machine has no AMD IBS: insisting on it must fail, saying so. */
+                { (char *) daemon, "--source=ibs", NULL },
         };
-        const char *expect[] = { "power of two", "Source=nonesuch refused", "invalid CPU list", "--pid" };
+        const char *expect[] = { "power of two", "Source=nonesuch refused", "invalid CPU list", "--pid",
+                                 "ibs_op" };
 
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 ck_assert_int_ne(run_daemon(bad[i], log, 1 << 16), 0);
                 ck_assert_msg(strstr(log, expect[i]), "%s: no clear error, got: %s", bad[i][1], log);
+                if (strcmp(bad[i][1], "--source=ibs") == 0) {
+                        const char *error = strstr(log, "error:");
+
+                        /* One line gives the whole reason. */
+                        ck_assert_msg(error && strstr(error, "ibs_op") && strstr(error, "refused") &&
+                                      strstr(error, "ibs_op") < strchrnul(error, '\n'),
+                                      "--source=ibs: no one-line reason naming ibs_op, got: %s", log);
+                }
         }
         free(log);
 }

@@ -23,7 +23,12 @@ static void make_view(struct dp_stats_view *view, struct dp_cpu_stats *stats, st
                 dp_counters_publish(&stats[i], DP_OWNER_READER, &v);
         }
         dp_cpu_transition(&stats[1], DP_CPU_ERROR, DP_STEP_CREATE, -EACCES);
-        *view = (struct dp_stats_view) { .source = &dp_source_pagefault, .uptime_ns = 2500000000ull, .cpus = cpus };
+        *view = (struct dp_stats_view) {
+                .source = &dp_source_pagefault,
+                .source_reason = "ibs_op: absent → pagefault (software positive control)",
+                .uptime_ns = 2500000000ull,
+                .cpus = cpus,
+        };
         dp_stats_collect(view, ptrs, ids, 2);
 }
 
@@ -42,6 +47,8 @@ START_TEST(test_collect_and_json) {
         ck_assert_ptr_nonnull(j);
         ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "source"), "name")), "pagefault");
         ck_assert(json_is_false(json_object_get(json_object_get(j, "source"), "hardware")));
+        ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "source"), "reason")),
+                         "ibs_op: absent → pagefault (software positive control)");
         ck_assert_int_eq(json_integer_value(json_object_get(j, "uptime_usec")), 2500000);
         ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "totals"), "enqueue")), 30);
         ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "totals"), "in_flight")), 30);
@@ -70,12 +77,41 @@ START_TEST(test_text_labels_the_control) {
         dp_stats_print(f, &view);
         fclose(f);
         ck_assert_ptr_nonnull(strstr(text, "SOFTWARE POSITIVE CONTROL"));
+        ck_assert_ptr_nonnull(strstr(text, "\nsource choice: ibs_op: absent → pagefault (software positive control)\n"));
         ck_assert_ptr_nonnull(strstr(text, "CPU00: st=UNINIT"));
         ck_assert_ptr_nonnull(strstr(text, "CPU03: st=ERROR"));
         ck_assert_ptr_nonnull(strstr(text, "@create"));
         ck_assert_ptr_nonnull(strstr(text, "│ 7 match"));
+        /* Every counter has a row, the AUX ones after layer 7. */
+        for (int c = 0; c < _DP_C_MAX; c++) {
+                char cell[64];
+
+                snprintf(cell, sizeof(cell), " %s ", dp_counter_name(c));
+                ck_assert_msg(strstr(text, cell), "%s missing", dp_counter_name(c));
+        }
+        ck_assert_ptr_nonnull(strstr(text, "│ aux        │ aux_truncated │"));
         free(text);
         free(stats);
+}
+END_TEST
+
+/* A view without a choice (replay) still has the IDL's string, and no text line. */
+START_TEST(test_reason_absent) {
+        struct dp_stats_view view = { .source = &dp_source_pagefault };
+        char *text = NULL;
+        size_t len = 0;
+        json_t *j;
+        FILE *f;
+
+        j = dp_stats_to_json(&view);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "source"), "reason")), "");
+        json_decref(j);
+        f = open_memstream(&text, &len);
+        dp_stats_print(f, &view);
+        fclose(f);
+        ck_assert_ptr_null(strstr(text, "source choice"));
+        free(text);
 }
 END_TEST
 
@@ -85,6 +121,7 @@ int main(void) {
 
         tcase_add_test(tc, test_collect_and_json);
         tcase_add_test(tc, test_text_labels_the_control);
+        tcase_add_test(tc, test_reason_absent);
         suite_add_tcase(s, tc);
         return dp_check_run(s);
 }

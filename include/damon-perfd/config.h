@@ -17,7 +17,7 @@ enum dp_target_mode {
 };
 
 struct dp_config {
-        char source[32];                /* "auto" or a source name */
+        char source[256];               /* "auto", a source name, or "event:<libpfm event>" */
         char cpus[256];                 /* CPU list; empty = every online CPU */
         uint64_t sample_period;         /* 0 = the source's default */
         uint32_t ring_pages;            /* data pages per CPU ring, power of two */

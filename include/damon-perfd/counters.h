@@ -17,6 +17,9 @@
  *   dequeue + in_flight == enqueue        (in_flight >= 0)
  *   match + miss_tgid + miss_region + miss_bound == dequeue
  *   update <= match
+ * The AUX counters (aux_truncated .. spe_no_data) are outside these sums: a
+ * flagged stretch's records, and incomplete ones, still count as callbacks;
+ * skipped bytes and records without a data address never do.
  */
 
 #include <stdatomic.h>
@@ -55,6 +58,14 @@ enum dp_counter {
         DP_C_MISS_REGION,       /* inside the target's bounds, in no region */
         DP_C_MISS_BOUND,        /* outside the target's bounds */
         DP_C_UPDATE,            /* region access-count increments (<= match, DAMON-style) */
+        /* AUX sources (ARM SPE), written by the CPU's ring reader.  Outside the
+         * callback chain: they count stretches, bytes and records that never
+         * became a callback of their own. */
+        DP_C_AUX_TRUNCATED,     /* PERF_RECORD_AUX flagged TRUNCATED: the kernel stopped the event */
+        DP_C_AUX_PARTIAL,       /* ... flagged PARTIAL: the stretch holds a damaged record */
+        DP_C_AUX_COLLISION,     /* ... flagged COLLISION: samples collided in the hardware */
+        DP_C_SPE_BAD_BYTES,     /* SPE bytes skipped to resynchronise on a packet boundary */
+        DP_C_SPE_NO_DATA,       /* SPE records without a data address (branches, other ops): not a callback */
         _DP_C_MAX,
 };
 

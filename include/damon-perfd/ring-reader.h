@@ -18,16 +18,16 @@
 #include "damon-perfd/source.h"
 #include "damon-perfd/spsc.h"
 
-/* What the AUX stretches of an AUX source came to (reader-owned, beside the
- * counters: every SPE record that is a memory access still goes through
- * callback = valid + null + addr_zero + kernel + inv_phys). */
+/* Reader-private detail of the AUX stretches, for tests and tools; what an
+ * operator needs (aux_truncated, aux_partial, aux_collision, spe_bad_bytes,
+ * spe_no_data) is in the published counters.  Every SPE record that is a
+ * memory access still goes through
+ * callback = valid + null + addr_zero + kernel + inv_phys. */
 struct dp_aux_counts {
         uint64_t records;               /* PERF_RECORD_AUX records seen */
         uint64_t bytes;                 /* AUX bytes decoded */
-        uint64_t truncated, partial, collision, overwrite; /* their DP_AUX_FLAG_* */
+        uint64_t overwrite;             /* stretches flagged DP_AUX_FLAG_OVERWRITE */
         uint64_t bad_range;             /* stretches that could not be read (also counted bad_record) */
-        uint64_t bad_packet;            /* SPE bytes skipped to resynchronise */
-        uint64_t no_data;               /* SPE records without a data address (branches, other ops): no sample */
         uint64_t incomplete;            /* SPE records cut off at a stretch's end (also callback + null) */
 };
 

@@ -43,6 +43,7 @@ struct dp_stats_reply {
         const char *source_pmu;
         const char *source_description;
         bool source_hardware;
+        const char *source_reason;      /* why this source; NULL from daemons that do not say */
         int64_t uptime_usec;
         double sample_rate;
         struct dp_stats_values totals;

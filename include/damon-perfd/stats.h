@@ -22,6 +22,7 @@ struct dp_cpu_view {
 
 struct dp_stats_view {
         const struct dp_source *source;
+        const char *source_reason;      /* why this source (found, refused, chosen); NULL: none given */
         uint64_t uptime_ns;
         double sample_rate;             /* valid samples per second, recently */
         size_t n_cpus;
@@ -36,7 +37,7 @@ void dp_stats_collect(struct dp_stats_view *view, const struct dp_cpu_stats *con
 /* The shapes of io.damon.perfd (varlink/io.damon.perfd.varlink): Counters, Source,
  * and GetStats()'s reply {source, uptime_usec, sample_rate, totals, cpus[{cpu, state, counters}]}. */
 json_t *dp_counters_to_json(const struct dp_counter_values *v);
-json_t *dp_source_to_json(const struct dp_source *source);
+json_t *dp_source_to_json(const struct dp_source *source, const char *reason);
 json_t *dp_stats_to_json(const struct dp_stats_view *view);
 
 /* The counter table by layer, then one line per CPU. */
