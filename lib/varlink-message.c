@@ -173,6 +173,13 @@ static int take_flag(json_t *value, const char *name, bool *flag, const char **r
         return 0;
 }
 
+/* A message without "parameters" has an empty object of them. */
+static int default_parameters(json_t **parameters) {
+        if (!*parameters)
+                *parameters = json_object();
+        return *parameters ? 0 : -ENOMEM;
+}
+
 int dp_varlink_call_message_parse(const char *text, size_t size, struct dp_varlink_call_message *ret,
                                   const char **ret_reason) {
         struct dp_varlink_call_message m = {};
@@ -223,13 +230,9 @@ int dp_varlink_call_message_parse(const char *text, size_t size, struct dp_varli
                 r = -EBADMSG;
                 goto fail;
         }
-        if (!m.parameters) {
-                m.parameters = json_object();
-                if (!m.parameters) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-        }
+        r = default_parameters(&m.parameters);
+        if (r < 0)
+                goto fail;
 
         json_decref(root);
         *ret = m;
@@ -279,13 +282,9 @@ int dp_varlink_reply_message_parse(const char *text, size_t size, struct dp_varl
                 r = -EBADMSG;
                 goto fail;
         }
-        if (!m.parameters) {
-                m.parameters = json_object();
-                if (!m.parameters) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-        }
+        r = default_parameters(&m.parameters);
+        if (r < 0)
+                goto fail;
 
         json_decref(root);
         *ret = m;

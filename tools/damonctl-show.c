@@ -47,6 +47,18 @@ static int table_failed(int r) {
         return CTL_EXIT_FAILURE;
 }
 
+/* A table whose @right columns are right-aligned; an exit code. */
+static int new_table(const char *const *headers, size_t n, const size_t *right, size_t n_right,
+                     struct dp_table **ret) {
+        int r = dp_table_new(headers, n, ret);
+
+        if (r < 0)
+                return table_failed(r);
+        for (size_t c = 0; c < n_right; c++)
+                dp_table_set_align(*ret, right[c], DP_TABLE_RIGHT);
+        return CTL_EXIT_OK;
+}
+
 static int add_cpu_row(struct dp_table *t, json_t *cpu, size_t i) {
         int64_t id, type, config, period, ring_bytes, queue, peak, lost, error = 0;
         const char *state, *pmu, *step = NULL;
@@ -99,7 +111,7 @@ int ctl_cpus(struct ctl *ctl) {
         _cleanup_table_ struct dp_table *t = NULL;
         json_t *reply, *cpus, *cpu;
         size_t i;
-        int k, r;
+        int k;
 
         k = fetch(ctl, "GetCPUs", NULL, &reply);
         if (k != CTL_EXIT_OK || !reply)
@@ -107,13 +119,9 @@ int ctl_cpus(struct ctl *ctl) {
         k = ctl_get_array(reply, "GetCPUs", "cpus", &cpus);
         if (k != CTL_EXIT_OK)
                 goto out;
-        r = dp_table_new(headers, DP_ARRAY_SIZE(headers), &t);
-        if (r < 0) {
-                k = table_failed(r);
+        k = new_table(headers, DP_ARRAY_SIZE(headers), right, DP_ARRAY_SIZE(right), &t);
+        if (k != CTL_EXIT_OK)
                 goto out;
-        }
-        for (size_t c = 0; c < DP_ARRAY_SIZE(right); c++)
-                dp_table_set_align(t, right[c], DP_TABLE_RIGHT);
         json_array_foreach(cpus, i, cpu) {
                 k = add_cpu_row(t, cpu, i);
                 if (k != CTL_EXIT_OK)
@@ -127,6 +135,7 @@ out:
 
 int ctl_targets(struct ctl *ctl) {
         static const char *const headers[] = { "PID", "KIND", "START", "END", "SIZE", "REGIONS" };
+        static const size_t right[] = { 0, 4, 5 };
         _cleanup_table_ struct dp_table *t = NULL;
         json_t *reply, *targets, *target;
         int64_t max_nr_accesses, aggregations;
@@ -140,14 +149,9 @@ int ctl_targets(struct ctl *ctl) {
             (k = ctl_get_int(reply, "GetTargets", "max_nr_accesses", &max_nr_accesses)) != CTL_EXIT_OK ||
             (k = ctl_get_int(reply, "GetTargets", "aggregations", &aggregations)) != CTL_EXIT_OK)
                 goto out;
-        r = dp_table_new(headers, DP_ARRAY_SIZE(headers), &t);
-        if (r < 0) {
-                k = table_failed(r);
+        k = new_table(headers, DP_ARRAY_SIZE(headers), right, DP_ARRAY_SIZE(right), &t);
+        if (k != CTL_EXIT_OK)
                 goto out;
-        }
-        dp_table_set_align(t, 0, DP_TABLE_RIGHT);
-        dp_table_set_align(t, 4, DP_TABLE_RIGHT);
-        dp_table_set_align(t, 5, DP_TABLE_RIGHT);
         json_array_foreach(targets, i, target) {
                 int64_t pid, start, end, nr_regions;
                 const char *kind;
@@ -221,7 +225,7 @@ int ctl_regions(struct ctl *ctl) {
         json_t *parameters, *reply = NULL, *regions, *region;
         int64_t max_nr_accesses, sample_usec, aggr_usec;
         size_t i;
-        int k, r;
+        int k;
 
         parameters = json_object();
         if (!parameters ||
@@ -240,13 +244,9 @@ int ctl_regions(struct ctl *ctl) {
             (k = ctl_get_int(reply, "GetRegions", "sample_interval_usec", &sample_usec)) != CTL_EXIT_OK ||
             (k = ctl_get_int(reply, "GetRegions", "aggr_interval_usec", &aggr_usec)) != CTL_EXIT_OK)
                 goto out;
-        r = dp_table_new(headers, DP_ARRAY_SIZE(headers), &t);
-        if (r < 0) {
-                k = table_failed(r);
+        k = new_table(headers, DP_ARRAY_SIZE(headers), right, DP_ARRAY_SIZE(right), &t);
+        if (k != CTL_EXIT_OK)
                 goto out;
-        }
-        for (size_t c = 0; c < DP_ARRAY_SIZE(right); c++)
-                dp_table_set_align(t, right[c], DP_TABLE_RIGHT);
         json_array_foreach(regions, i, region) {
                 /* The daemon honours the limit; keep to it even if one did not. */
                 if (ctl->top > 0 && i >= ctl->top)
