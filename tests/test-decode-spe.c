@@ -579,7 +579,7 @@ START_TEST(test_context_attribution) {
 END_TEST
 
 START_TEST(test_clock_conversion) {
-        struct dp_spe_clock c = { .time_shift = 31, .time_mult = 3 << 30, .time_zero = 7 };
+        struct dp_spe_clock c = { .time_shift = 31, .time_mult = 3u << 30, .time_zero = 7 };
         uint64_t ticks = 0x0123456789abcdefull;
         unsigned __int128 exact = ((unsigned __int128) ticks * c.time_mult) >> c.time_shift;
 
