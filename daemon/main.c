@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "damon-perfd/config-file.h"
 #include "dp-config.h"
 #include "log.h"
 #include "manager.h"
@@ -18,6 +19,9 @@ static void help(void) {
                "and tracks DAMON-like hot and cold regions of the sampled address spaces.\n\n"
                "  -h --help                  Show this help\n"
                "     --version               Show the version\n"
+               "     --config=PATH           Read settings from PATH only (default: /etc/damon-perfd.conf\n"
+               "                             and damon-perfd.conf.d/*.conf drop-ins); options override it\n"
+               "     --check-config          Check the configuration, print the effective one, and exit\n"
                "     --source=NAME           auto (default: IBS, PEBS, SPE, else pagefault), ibs, pebs,\n"
                "                             spe, pagefault, or event:<libpfm event>\n"
                "     --cpus=LIST             CPUs to sample, e.g. 0-3,6 (default: all online)\n"
@@ -90,7 +94,41 @@ enum {
         ARG_VARLINK,
         ARG_VARLINK_GROUP,
         ARG_NO_VARLINK,
+        ARG_CONFIG,
+        ARG_CHECK_CONFIG,
 };
+
+static void report_config_message(enum dp_config_severity severity, const char *message, void *userdata) {
+        (void) userdata;
+        if (severity == DP_CONFIG_ERROR)
+                log_error("%s", message);
+        else
+                log_warning("%s", message);
+}
+
+/* The file comes first so that every option given overrides it; --config and
+ * --check-config are therefore picked out in a pass of their own. */
+static int load_config_file(int argc, char **argv, const struct option *options, struct manager_options *o,
+                            bool *ret_check) {
+        const char *path = NULL;
+        bool info_only = false;
+        int opt, saved_opterr = opterr;
+
+        *ret_check = false;
+        opterr = 0;
+        while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0)
+                if (opt == ARG_CONFIG)
+                        path = optarg;
+                else if (opt == ARG_CHECK_CONFIG)
+                        *ret_check = true;
+                else if (opt == 'h' || opt == ARG_VERSION)
+                        info_only = true;
+        opterr = saved_opterr;
+        optind = 0;     /* glibc: reinitialise for the real pass */
+        if (info_only)  /* --help works whatever the file says */
+                return 0;
+        return dp_config_load(&o->config, NULL, path, report_config_message, NULL);
+}
 
 static int parse_argv(int argc, char **argv, struct manager_options *o) {
         static const struct option options[] = {
@@ -117,6 +155,8 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                 { "varlink", required_argument, NULL, ARG_VARLINK },
                 { "varlink-group", required_argument, NULL, ARG_VARLINK_GROUP },
                 { "no-varlink", no_argument, NULL, ARG_NO_VARLINK },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "verbose", no_argument, NULL, 'v' },
                 {}
         };
@@ -124,8 +164,13 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
         const char *why;
         uint64_t v;
         uint32_t pid;
+        bool check_config, targets_from_options = false;
         int opt, r = 0;
 
+        if (load_config_file(argc, argv, options, o, &check_config) < 0) {
+                log_error("invalid configuration (see --check-config)");
+                return -EINVAL;
+        }
         while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0) {
                 switch (opt) {
                 case 'h':
@@ -149,6 +194,11 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                         strcpy(c->cpus, optarg);
                         break;
                 case ARG_PID:
+                        if (!targets_from_options) {    /* replace the file's targets */
+                                c->target_mode = DP_TARGETS_ALL;
+                                c->n_pids = 0;
+                                targets_from_options = true;
+                        }
                         r = parse_u32(optarg, "pid", 1, INT_MAX, &pid);
                         if (r < 0)
                                 return r;
@@ -164,6 +214,11 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                         c->target_mode = DP_TARGETS_PIDS;
                         break;
                 case ARG_PHYS:
+                        if (!targets_from_options) {
+                                c->target_mode = DP_TARGETS_ALL;
+                                c->n_pids = 0;
+                                targets_from_options = true;
+                        }
                         if (c->target_mode == DP_TARGETS_PIDS) {
                                 log_error("--pid and --phys exclude each other");
                                 return -EINVAL;
@@ -227,11 +282,22 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                                 log_error("--varlink: expected an absolute socket path, got '%s'", optarg);
                                 return -EINVAL;
                         }
-                        o->varlink_path = optarg;
+                        if (strlen(optarg) >= sizeof(c->api_socket)) {
+                                log_error("--varlink: socket path too long: '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        strcpy(c->api_socket, optarg);
                         break;
                 case ARG_VARLINK_GROUP:
-                        o->varlink_group = optarg;
+                        if (strlen(optarg) >= sizeof(c->api_socket_group)) {
+                                log_error("--varlink-group: name too long: '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        strcpy(c->api_socket_group, optarg);
                         break;
+                case ARG_CONFIG:
+                case ARG_CHECK_CONFIG:
+                        break;          /* handled by load_config_file() */
                 case ARG_NO_VARLINK:
                         o->no_varlink = true;
                         break;
@@ -251,6 +317,14 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
         if (dp_config_validate(c, &why) < 0) {
                 log_error("invalid settings: %s", why);
                 return -EINVAL;
+        }
+        /* The file's [API] settings, possibly overridden by --varlink*. */
+        o->varlink_path = c->api_socket[0] ? c->api_socket : NULL;
+        o->varlink_group = c->api_socket_group[0] ? c->api_socket_group : NULL;
+        if (check_config) {
+                if (dp_config_format(c, stdout) < 0 || fflush(stdout) != 0)
+                        return -EIO;
+                return 0;
         }
         return 1;
 }

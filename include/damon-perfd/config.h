@@ -30,6 +30,10 @@ struct dp_config {
         uint32_t max_targets;
         uint32_t min_nr_regions, max_nr_regions;
         uint64_t sample_interval_us, aggr_interval_us, maps_refresh_us;
+
+        /* [API] of damon-perfd.conf; empty = the daemon's default */
+        char api_socket[108];           /* sun_path */
+        char api_socket_group[64];
 };
 
 void dp_config_init(struct dp_config *c);
