@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "damon-perfd/cpu-list.h"
 #include "damon-perfd/proc-parse.h"
 #include "damon-perfd/stats.h"
+#include "dp-config.h"
 #include "event-hub.h"
 #include "log.h"
 #include "manager-varlink.h"
@@ -20,6 +22,12 @@
 #include "sampler.h"
 #include "tracker-thread.h"
 
+/* Losses on one CPU reach the journal at most this often, summed since the last report. */
+#define LOSS_REPORT_INTERVAL_NS (10 * 1000000000ull)
+/* A tracker pass takes milliseconds; one this late is stuck, watchdog or not. */
+#define TRACKER_STALL_MAX_NS (10 * 1000000000ull)
+/* How long READY=1 waits for the readers to report RUNNING (or ERROR). */
+#define SAMPLERS_SETTLE_MAX_NS (5 * 1000000000ull)
 
 static uint64_t now_ns(void) {
         struct timespec ts;
@@ -75,6 +83,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         m->o = *options;
         m->stop_fd = -1;
         m->start_ns = now_ns();
+        log_started(DP_VERSION);
 
         r = event_hub_new(&m->hub);
         if (r < 0)
@@ -98,8 +107,9 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         m->stats = aligned_alloc(DP_CACHELINE, m->n * sizeof(*m->stats));
         m->view.cpus = calloc(m->n, sizeof(*m->view.cpus));
         m->prev = calloc(m->n, sizeof(*m->prev));
+        m->loss = calloc(m->n, sizeof(*m->loss));
         m->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (!m->samplers || !m->stats || !m->view.cpus || !m->prev || m->stop_fd < 0) {
+        if (!m->samplers || !m->stats || !m->view.cpus || !m->prev || !m->loss || m->stop_fd < 0) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -139,7 +149,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 r = -ENODEV;
                 goto fail;
         }
-        log_info("sampling %zu/%zu CPUs with %s (%s)", running, m->n, m->source->name, m->source->description);
+        log_debug("started %zu/%zu CPUs with %s (%s)", running, m->n, m->source->name, m->source->description);
 
         *ret = m;
         return 0;
@@ -150,15 +160,18 @@ fail:
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        char reason[64];
+
         (void) userdata;
-        log_info("received %s, stopping", strsignal((int) si->ssi_signo));
+        snprintf(reason, sizeof(reason), "received %s", strsignal((int) si->ssi_signo));
+        log_stopping(reason);
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
 static int on_duration(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) usec;
         (void) userdata;
-        log_info("duration reached, stopping");
+        log_stopping("duration reached");
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
@@ -216,7 +229,86 @@ static int on_print(sd_event_source *s, uint64_t usec, void *userdata) {
         return rearm(s, usec + m->o.print_interval_sec * 1000000ull);
 }
 
-/* Once a second: the sample rate, and the counter-derived Monitor() events. */
+static size_t count_running(struct manager *m) {
+        size_t running = 0;
+
+        for (size_t i = 0; i < m->n; i++)
+                running += dp_cpu_get_status(&m->stats[i]).state == DP_CPU_RUNNING;
+        return running;
+}
+
+static void format_status(struct manager *m, size_t running, char *buf, size_t size) {
+        snprintf(buf, size, "Sampling with %s: %zu/%zu CPUs running, %.0f samples/s%s", m->source->name, running,
+                 m->n, m->sample_rate, m->tracker_stalled ? "; region tracker stalled" : "");
+}
+
+/* STATUS= only when it changes materially: a CPU more or less, the tracker's
+ * health, or a sample rate off by more than 10%. */
+static void update_status(struct manager *m) {
+        size_t running = count_running(m);
+        double base = DP_MAX(m->status_rate, 10.0);
+        char status[256];
+
+        if (m->status_sent && running == m->status_running &&
+            m->sample_rate >= m->status_rate - base * 0.1 && m->sample_rate <= m->status_rate + base * 0.1)
+                return;
+        format_status(m, running, status, sizeof(status));
+        (void) sd_notifyf(false, "STATUS=%s", status);
+        m->status_sent = true;
+        m->status_running = running;
+        m->status_rate = m->sample_rate;
+}
+
+static uint64_t delta(uint64_t now, uint64_t before) {
+        /* A retried CPU may start its counters afresh. */
+        return now > before ? now - before : 0;
+}
+
+/* Rate-limited per CPU: a steady loss is one entry per interval with its sum. */
+static void account_losses(struct manager *m, size_t i, const uint64_t *v, const uint64_t *p, uint64_t now) {
+        struct loss_report *l = &m->loss[i];
+        uint64_t since;
+
+        l->overflow += delta(v[DP_C_OVERFLOW], p[DP_C_OVERFLOW]);
+        l->lost += delta(v[DP_C_LOST], p[DP_C_LOST]);
+        l->lost_samples += delta(v[DP_C_LOST_SAMPLES], p[DP_C_LOST_SAMPLES]);
+        if (!l->overflow && !l->lost && !l->lost_samples)
+                return;
+        since = l->reported_ns ?: m->start_ns;
+        if (l->reported_ns && now - l->reported_ns < LOSS_REPORT_INTERVAL_NS)
+                return;
+        log_samples_lost(m->view.cpus[i].cpu, l->overflow, l->lost, l->lost_samples,
+                         DP_MAX((now - since + 500000000ull) / 1000000000ull, 1ull));
+        *l = (struct loss_report) { .reported_ns = now };
+}
+
+/* The watchdog pings come from sd_event by themselves; they stop while the
+ * tracker thread makes no progress, so systemd restarts a daemon whose
+ * pipeline is stuck even though its event loop still runs. */
+static void check_tracker(struct manager *m, uint64_t now) {
+        uint64_t beat = tracker_thread_heartbeat_ns(m->tracker), age = delta(now, beat);
+        uint64_t limit = TRACKER_STALL_MAX_NS;
+
+        if (m->watchdog_usec)
+                limit = DP_MIN(limit, m->watchdog_usec * 1000 / 2);
+        if (!m->tracker_stalled && age > limit) {
+                m->tracker_stalled = true;
+                m->stall_heartbeat_ns = beat;
+                m->status_sent = false;
+                log_tracker_stalled(age / 1000000, m->watchdog_usec);
+                if (m->watchdog_usec)
+                        (void) sd_event_set_watchdog(m->event, false);
+        } else if (m->tracker_stalled && age <= limit) {
+                m->tracker_stalled = false;
+                m->status_sent = false;
+                log_tracker_recovered(delta(beat, m->stall_heartbeat_ns) / 1000000);
+                if (m->watchdog_usec)
+                        (void) sd_event_set_watchdog(m->event, true);
+        }
+}
+
+/* Once a second: the sample rate, losses, the tracker's health, STATUS=, and
+ * the counter-derived Monitor() events. */
 static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
         uint64_t now = now_ns(), valid;
@@ -232,6 +324,7 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
                 const uint64_t *v = m->view.cpus[i].counters.v, *p = m->prev[i].v;
                 int cpu = m->view.cpus[i].cpu;
 
+                account_losses(m, i, v, p, now);
                 if (v[DP_C_OVERFLOW] > p[DP_C_OVERFLOW])
                         event_hub_push(m->hub, &(struct hub_event) {
                                 .kind = HUB_RING_OVERFLOW, .timestamp_usec = hub_now_usec(), .cpu = cpu,
@@ -244,6 +337,8 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
                         });
                 m->prev[i] = m->view.cpus[i].counters;
         }
+        check_tracker(m, now);
+        update_status(m);
         return rearm(s, usec + 1000000ull);
 }
 
@@ -280,7 +375,8 @@ static int dump_final(struct manager *m) {
 int manager_reload(struct manager *m) {
         size_t retried = 0;
 
-        log_info("reload: re-reading target ranges, retrying CPUs in ERROR");
+        (void) sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading\nMONOTONIC_USEC=%" PRIu64, now_ns() / 1000);
+        log_reloading();
         tracker_thread_request_refresh(m->tracker);
         for (size_t i = 0; i < m->n; i++)
                 if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR) {
@@ -289,10 +385,36 @@ int manager_reload(struct manager *m) {
                 }
         if (retried)
                 log_info("reload: retried %zu CPUs", retried);
+        (void) sd_notify(false, "READY=1");
+        m->status_sent = false;
+        update_status(m);
         return 0;
 }
 
+/* The readers report RUNNING from their own threads: READY=1 waits for them
+ * (bounded), so that "ready" means sampling, not just set up. */
+static void wait_for_samplers(struct manager *m) {
+        uint64_t deadline = now_ns() + SAMPLERS_SETTLE_MAX_NS;
+
+        for (;;) {
+                size_t pending = 0;
+
+                for (size_t i = 0; i < m->n; i++)
+                        pending += dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ENABLED;
+                if (pending == 0)
+                        return;
+                if (now_ns() >= deadline) {
+                        log_warning("%zu CPUs still not running after %llu s", pending,
+                                    SAMPLERS_SETTLE_MAX_NS / 1000000000ull);
+                        return;
+                }
+                nanosleep(&(struct timespec) { 0, 1000000 }, NULL);
+        }
+}
+
 int manager_run(struct manager *m) {
+        char status[256];
+        size_t running;
         int r;
 
         /* SIGTERM and SIGINT are blocked since main(), in every thread. */
@@ -315,20 +437,31 @@ int manager_run(struct manager *m) {
         if (r >= 0 && m->o.print_interval_sec)
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
                                                m->o.print_interval_sec * 1000000ull, 0, on_print, m);
+        if (r >= 0)
+                r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 goto out;
+        if (r > 0 && sd_watchdog_enabled(false, &m->watchdog_usec) <= 0)
+                m->watchdog_usec = 0;
 
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Sampling with %s", m->source->name);
+        wait_for_samplers(m);
+        running = count_running(m);
+        log_ready(m->source->name, running, m->n);
+        format_status(m, running, status, sizeof(status));
+        (void) sd_notifyf(false, "READY=1\nSTATUS=%s", status);
+        m->status_sent = true;
+        m->status_running = running;
         r = sd_event_loop(m->event);
 
 out:
         if (r < 0)
                 log_error("event loop: %s", strerror(-r));
-        (void) sd_notify(false, "STOPPING=1");
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
         manager_varlink_stop(m);
         stop_pipeline(m);
         if (dump_final(m) < 0 && r >= 0)
                 r = -EIO;
+        log_stopped(r);
         return r;
 }
 
@@ -345,6 +478,7 @@ void manager_free(struct manager *m) {
         free(m->stats);
         free(m->view.cpus);
         free(m->prev);
+        free(m->loss);
         if (m->stop_fd >= 0)
                 close(m->stop_fd);
         sd_event_unref(m->event);

@@ -33,6 +33,12 @@ struct manager_options {
         bool no_varlink;
 };
 
+/* Samples lost on one CPU since its last journal report (rate-limited). */
+struct loss_report {
+        uint64_t overflow, lost, lost_samples;
+        uint64_t reported_ns;           /* 0: never reported */
+};
+
 struct manager {
         struct manager_options o;
         /* The detected PMUs and the source choice with its reason; the
@@ -61,6 +67,15 @@ struct manager {
         uint64_t rate_valid, rate_ns;
         double sample_rate;
         struct dp_counter_values *prev; /* per CPU, at the last one-second tick */
+        struct loss_report *loss;       /* per CPU */
+
+        /* systemd: what the last STATUS= said, and the watchdog's view of the tracker. */
+        bool status_sent;
+        size_t status_running;
+        double status_rate;
+        uint64_t watchdog_usec;         /* WatchdogSec, 0: none */
+        bool tracker_stalled;
+        uint64_t stall_heartbeat_ns;    /* the tracker's heartbeat when it was found stalled */
 };
 
 /* Re-reads the targets' ranges now and retries every CPU in ERROR. */

@@ -21,10 +21,7 @@ int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selec
                 pmu_selection_done(ret);
                 return r;
         }
-        if (ret->choice.source->hardware)
-                log_notice("sample source: %s", ret->choice.reason);
-        else
-                log_notice("sample source (not hardware memory sampling): %s", ret->choice.reason);
+        log_source_selected(ret->choice.source->name, ret->choice.source->hardware, ret->choice.reason);
         return 0;
 }
 

@@ -28,6 +28,7 @@ struct tracker_thread {
         bool started;
         atomic_bool stop;
         atomic_bool refresh_requested;
+        _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
 
         uint64_t tick_lag_ns;
         struct event_hub *hub;
@@ -204,8 +205,12 @@ static void *tracker_main(void *arg) {
         (void) pthread_setname_np(pthread_self(), "dp-tracker");
         for (;;) {
                 bool stopping = atomic_load_explicit(&t->stop, memory_order_acquire);
-                size_t got = drain_all(t);
-                uint64_t now = now_ns();
+                size_t got;
+                uint64_t now;
+
+                atomic_store_explicit(&t->heartbeat_ns, now_ns(), memory_order_relaxed);
+                got = drain_all(t);
+                now = now_ns();
 
                 /* Close an aggregation only once every sample of it can have been
                  * drained: samples wait up to poll_ms in the ring, then in the queue. */
@@ -273,6 +278,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->next_refresh_ns = now_ns() + config->maps_refresh_us * 1000;
         publish_snapshot(t);
 
+        atomic_store_explicit(&t->heartbeat_ns, now_ns(), memory_order_relaxed);
         r = -pthread_create(&t->thread, NULL, tracker_main, t);
         if (r < 0)
                 goto fail;
@@ -287,6 +293,10 @@ fail:
 
 void tracker_thread_request_refresh(struct tracker_thread *t) {
         atomic_store(&t->refresh_requested, true);
+}
+
+uint64_t tracker_thread_heartbeat_ns(struct tracker_thread *t) {
+        return atomic_load_explicit(&t->heartbeat_ns, memory_order_relaxed);
 }
 
 void tracker_thread_stop(struct tracker_thread *t) {

@@ -8,6 +8,7 @@
  * the regions after every aggregation for the other threads to read.
  */
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -24,6 +25,10 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
 
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);
+
+/* CLOCK_MONOTONIC ns when the thread last began a pass of its loop: a
+ * watchdog's sign of life.  A pass takes at most a few tens of ms when healthy. */
+uint64_t tracker_thread_heartbeat_ns(struct tracker_thread *t);
 
 /* Stops the thread after a last drain of every queue; idempotent. */
 void tracker_thread_stop(struct tracker_thread *t);
