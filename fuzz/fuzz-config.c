@@ -19,15 +19,8 @@
 #include "damon-perfd/config-file.h"
 #include "damon-perfd/macro.h"
 
-#define CHECK(x)                                                                        \
-        do {                                                                            \
-                if (!(x)) {                                                             \
-                        fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                        \
-                }                                                                       \
-        } while (0)
+#include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const tokens[] = {
         "\n", "\n", "\n", "=", " ", "#", ";", "[", "]", "\r", "\t",

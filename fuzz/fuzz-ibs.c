@@ -31,19 +31,12 @@
 #include "damon-perfd/macro.h"
 #include "damon-perfd/mem-level.h"
 
-#define CHECK(x)                                                                        \
-        do {                                                                            \
-                if (!(x)) {                                                             \
-                        fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                        \
-                }                                                                       \
-        } while (0)
+#include "fuzz.h"
+
 
 #define KNOWN_FLAGS                                                                     \
         (DP_SAMPLE_LOAD | DP_SAMPLE_STORE | DP_SAMPLE_PHYS_VALID | DP_SAMPLE_DATA_SRC_VALID | \
          DP_SAMPLE_LATENCY_VALID | DP_SAMPLE_LEVEL_MASK)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const struct dp_ibs_cpu cpus[4] = {
         { 0, 0 },

@@ -27,21 +27,14 @@
 #include "damon-perfd/macro.h"
 #include "damon-perfd/ring-reader.h"
 
-#define CHECK(x)                                                                        \
-        do {                                                                            \
-                if (!(x)) {                                                             \
-                        fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                        \
-                }                                                                       \
-        } while (0)
+#include "fuzz.h"
+
 
 #define KNOWN_FLAGS                                                                     \
         (DP_SAMPLE_LOAD | DP_SAMPLE_STORE | DP_SAMPLE_PHYS_VALID | DP_SAMPLE_DATA_SRC_VALID | \
          DP_SAMPLE_LATENCY_VALID | DP_SAMPLE_LEVEL_MASK)
 
 #define AUX_MAX 4096
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_packets(const uint8_t *buf, size_t len, uint64_t stream_offset, uint64_t *bad) {
         struct dp_spe_iter it;

@@ -15,9 +15,9 @@
 
 #include "damon-perfd/macro.h"
 
-#define MAX_RANDOM_SIZE 1024
+#include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define MAX_RANDOM_SIZE 1024
 
 static uint64_t next(uint64_t *state) {
         /* splitmix64: every seed, including 0, gives a full-period stream. */
