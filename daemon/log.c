@@ -154,7 +154,8 @@ void log_reloading(void) {
 
         if (LOG_INFO > max_level)
                 return;
-        entry_begin(&e, LOG_INFO, LOG_MESSAGE_RELOADING, "reload: re-reading target ranges, retrying CPUs in ERROR");
+        entry_begin(&e, LOG_INFO, LOG_MESSAGE_RELOADING,
+                    "reload: re-reading the configuration and target ranges, retrying CPUs in ERROR");
         entry_send(&e);
 }
 

@@ -98,18 +98,27 @@ enum {
         ARG_CHECK_CONFIG,
 };
 
+/* Where configuration messages go besides the log: a reload collects its errors. */
+struct config_report {
+        dp_config_report_t forward;     /* NULL: the log only */
+        void *userdata;
+};
+
 static void report_config_message(enum dp_config_severity severity, const char *message, void *userdata) {
-        (void) userdata;
+        struct config_report *cr = userdata;
+
         if (severity == DP_CONFIG_ERROR)
                 log_error("%s", message);
         else
                 log_warning("%s", message);
+        if (cr && cr->forward)
+                cr->forward(severity, message, cr->userdata);
 }
 
 /* The file comes first so that every option given overrides it; --config and
  * --check-config are therefore picked out in a pass of their own. */
 static int load_config_file(int argc, char **argv, const struct option *options, struct manager_options *o,
-                            bool *ret_check) {
+                            struct config_report *cr, bool *ret_check) {
         const char *path = NULL;
         bool info_only = false;
         int opt, saved_opterr = opterr;
@@ -127,10 +136,13 @@ static int load_config_file(int argc, char **argv, const struct option *options,
         optind = 0;     /* glibc: reinitialise for the real pass */
         if (info_only)  /* --help works whatever the file says */
                 return 0;
-        return dp_config_load(&o->config, NULL, path, report_config_message, NULL);
+        return dp_config_load(&o->config, NULL, path, report_config_message, cr);
 }
 
-static int parse_argv(int argc, char **argv, struct manager_options *o) {
+/* At startup, and again on reload (@reloading) to read the configuration the
+ * same way: the files, then every option on top.  Options that passed at
+ * startup pass again, so a reload can only fail on the files. */
+static int parse_argv(int argc, char **argv, struct manager_options *o, struct config_report *cr, bool reloading) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -163,14 +175,18 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
         struct dp_config *c = &o->config;
         const char *why;
         uint64_t v;
-        uint32_t pid;
+        uint32_t pid = 0;
         bool check_config, targets_from_options = false;
         int opt, r = 0;
 
-        if (load_config_file(argc, argv, options, o, &check_config) < 0) {
-                log_error("invalid configuration (see --check-config)");
+        optind = 0;     /* glibc: a reload parses the same argv again */
+        if (load_config_file(argc, argv, options, o, cr, &check_config) < 0) {
+                if (!reloading)
+                        log_error("invalid configuration (see --check-config)");
                 return -EINVAL;
         }
+        if (reloading)
+                check_config = false;
         while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0) {
                 switch (opt) {
                 case 'h':
@@ -302,7 +318,8 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                         o->no_varlink = true;
                         break;
                 case 'v':
-                        log_set_max_level(LOG_DEBUG);
+                        if (!reloading)
+                                log_set_max_level(LOG_DEBUG);
                         break;
                 default:
                         return -EINVAL;
@@ -315,7 +332,11 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
                 return -EINVAL;
         }
         if (dp_config_validate(c, &why) < 0) {
-                log_error("invalid settings: %s", why);
+                char message[256];
+
+                /* The files and the options together may still disagree. */
+                snprintf(message, sizeof(message), "invalid settings (files and options together): %s", why);
+                report_config_message(DP_CONFIG_ERROR, message, cr);
                 return -EINVAL;
         }
         /* The file's [API] settings, possibly overridden by --varlink*. */
@@ -329,8 +350,29 @@ static int parse_argv(int argc, char **argv, struct manager_options *o) {
         return 1;
 }
 
+/* manager_options.load_config: the configuration as at startup, from the
+ * files as they are now and the same command line. */
+static int reload_config(const struct manager_options *running, struct dp_config *ret, dp_config_report_t report,
+                         void *userdata) {
+        struct manager_options o = { .top = running->top };
+        struct config_report cr = { report, userdata };
+        int r;
+
+        dp_config_init(&o.config);
+        r = parse_argv(running->argc, running->argv, &o, &cr, true);
+        if (r < 0)
+                return r;
+        *ret = o.config;
+        return 0;
+}
+
 int main(int argc, char **argv) {
-        struct manager_options options = { .top = 10 };
+        struct manager_options options = {
+                .top = 10,
+                .argc = argc,
+                .argv = argv,
+                .load_config = reload_config,
+        };
         struct manager *m = NULL;
         int r;
 
@@ -341,11 +383,12 @@ int main(int argc, char **argv) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         log_setup();
         dp_config_init(&options.config);
-        r = parse_argv(argc, argv, &options);
+        r = parse_argv(argc, argv, &options, NULL, false);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 

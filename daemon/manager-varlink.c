@@ -130,14 +130,36 @@ static int method_monitor(struct dp_varlink_call *call, json_t *parameters, void
         return 0; /* replies follow as events arrive */
 }
 
+static int reply_configuration_invalid(struct dp_varlink_call *call, char **errors) {
+        json_t *list = json_array(), *p;
+        int r;
+
+        for (char **e = errors; list && e && *e; e++)
+                if (json_array_append_new(list, json_string(*e)) < 0)
+                        list = (json_decref(list), NULL);
+        p = list ? json_pack("{s:o}", "errors", list) : NULL;
+        if (!p)
+                return dp_varlink_call_reply_errno(call, ENOMEM);
+        r = dp_varlink_call_reply_error(call, "io.damon.perfd.ConfigurationInvalid", p);
+        json_decref(p);
+        return r;
+}
+
 static int method_reload(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         uid_t uid = (uid_t) -1;
+        char **errors = NULL;
         int r;
 
         (void) parameters;
         if (dp_varlink_call_get_peer(call, &uid, NULL, NULL) < 0 || uid != 0)
                 return dp_varlink_call_reply_permission_denied(call);
-        r = manager_reload(userdata);
+        r = manager_reload(userdata, &errors);
+        if (r == -EINVAL) {
+                r = reply_configuration_invalid(call, errors);
+                manager_errors_free(errors);
+                return r;
+        }
+        manager_errors_free(errors);
         if (r < 0)
                 return dp_varlink_call_reply_errno(call, -r);
         return dp_varlink_call_reply(call, NULL);

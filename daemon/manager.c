@@ -372,22 +372,148 @@ static int dump_final(struct manager *m) {
         return r;
 }
 
-int manager_reload(struct manager *m) {
+void manager_errors_free(char **errors) {
+        for (char **e = errors; e && *e; e++)
+                free(*e);
+        free(errors);
+}
+
+struct reload_errors {
+        char **v;
+        size_t n;
+        bool oom;
+};
+
+static void collect_config_error(enum dp_config_severity severity, const char *message, void *userdata) {
+        struct reload_errors *e = userdata;
+        char **v;
+
+        if (severity != DP_CONFIG_ERROR || e->oom)
+                return;
+        v = realloc(e->v, (e->n + 2) * sizeof(*v));
+        if (!v || !(v[e->n] = strdup(message))) {
+                e->v = v ?: e->v;
+                e->oom = true;
+                return;
+        }
+        v[++e->n] = NULL;
+        e->v = v;
+}
+
+static bool same_targets(const struct dp_config *a, const struct dp_config *b) {
+        return a->target_mode == b->target_mode && a->n_pids == b->n_pids &&
+               memcmp(a->pids, b->pids, a->n_pids * sizeof(a->pids[0])) == 0;
+}
+
+static void log_needs_restart(const char *setting) {
+        log_warning("reload: %s changed; takes effect after a restart", setting);
+}
+
+/* What the running pipeline can take from @c: the target settings, through
+ * the tracker thread.  Everything else is fixed in the samplers, the rings,
+ * the queues, the tracker or the socket: each change is named, none applied. */
+static void apply_config(struct manager *m, const struct dp_config *c) {
+        struct dp_config *run = &m->o.config;
+        bool targets = !same_targets(run, c), max_targets = run->max_targets != c->max_targets;
+        int r;
+
+        if (targets || max_targets) {
+                r = tracker_thread_set_targets(m->tracker, c);
+                if (r == -ENOSPC)
+                        log_warning("reload: MaxTargets=%u is above the %u the tracker was started with; "
+                                    "Targets= and MaxTargets= take effect after a restart",
+                                    c->max_targets, tracker_thread_target_capacity(m->tracker));
+                else if (r < 0)
+                        log_warning("reload: Targets= changed to or from the physical address space; "
+                                    "Targets= and MaxTargets= take effect after a restart");
+                else {
+                        if (targets)
+                                log_info("reload: Targets= applied");
+                        if (max_targets)
+                                log_info("reload: MaxTargets=%u applied", c->max_targets);
+                        run->target_mode = c->target_mode;
+                        memcpy(run->pids, c->pids, sizeof(run->pids));
+                        run->n_pids = c->n_pids;
+                        run->max_targets = c->max_targets;
+                }
+        }
+        if (strcmp(run->source, c->source) != 0)
+                log_needs_restart("Source=");
+        if (strcmp(run->cpus, c->cpus) != 0)
+                log_needs_restart("CPUs=");
+        if (run->sample_period != c->sample_period)
+                log_needs_restart("SamplePeriod=");
+        if (run->ring_pages != c->ring_pages)
+                log_needs_restart("RingPages=");
+        if (run->queue_capacity != c->queue_capacity)
+                log_needs_restart("QueueSize=");
+        if (run->poll_ms != c->poll_ms)
+                log_needs_restart("PollIntervalSec=");
+        if (run->min_nr_regions != c->min_nr_regions)
+                log_needs_restart("MinRegions=");
+        if (run->max_nr_regions != c->max_nr_regions)
+                log_needs_restart("MaxRegions=");
+        if (run->sample_interval_us != c->sample_interval_us)
+                log_needs_restart("SampleIntervalSec=");
+        if (run->aggr_interval_us != c->aggr_interval_us)
+                log_needs_restart("AggregationIntervalSec=");
+        if (run->maps_refresh_us != c->maps_refresh_us)
+                log_needs_restart("MapsRefreshSec=");
+        if (strcmp(run->api_socket, c->api_socket) != 0)
+                log_needs_restart("[API] Socket=");
+        if (strcmp(run->api_socket_group, c->api_socket_group) != 0)
+                log_needs_restart("[API] SocketGroup=");
+}
+
+/* All of the new configuration is parsed and checked before any of it is
+ * used: an invalid one leaves the running one untouched. */
+static int reload_config(struct manager *m, char ***ret_errors) {
+        struct reload_errors errors = {};
+        struct dp_config c;
+        int r;
+
+        if (!m->o.load_config)
+                return 0;
+        r = m->o.load_config(&m->o, &c, collect_config_error, &errors);
+        if (r < 0) {
+                log_error("reload: configuration invalid, keeping the running one (errors: %zu, above)", errors.n);
+                if (ret_errors && !errors.oom)
+                        *ret_errors = DP_TAKE_PTR(errors.v);
+                manager_errors_free(errors.v);
+                return r == -ENOMEM ? r : -EINVAL;
+        }
+        manager_errors_free(errors.v);
+        apply_config(m, &c);
+        return 0;
+}
+
+int manager_reload(struct manager *m, char ***ret_errors) {
         size_t retried = 0;
+        int r;
 
         (void) sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading\nMONOTONIC_USEC=%" PRIu64, now_ns() / 1000);
         log_reloading();
-        tracker_thread_request_refresh(m->tracker);
-        for (size_t i = 0; i < m->n; i++)
-                if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR) {
-                        retried++;
-                        (void) sampler_retry(&m->samplers[i], &m->sampler_options);
-                }
-        if (retried)
-                log_info("reload: retried %zu CPUs", retried);
+        r = reload_config(m, ret_errors);
+        if (r >= 0) {
+                tracker_thread_request_refresh(m->tracker);
+                for (size_t i = 0; i < m->n; i++)
+                        if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR) {
+                                retried++;
+                                (void) sampler_retry(&m->samplers[i], &m->sampler_options);
+                        }
+                if (retried)
+                        log_info("reload: retried %zu CPUs", retried);
+        }
         (void) sd_notify(false, "READY=1");
         m->status_sent = false;
         update_status(m);
+        return r;
+}
+
+static int on_reload_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        (void) s;
+        (void) si;
+        (void) manager_reload(userdata, NULL);
         return 0;
 }
 
@@ -417,7 +543,7 @@ int manager_run(struct manager *m) {
         size_t running;
         int r;
 
-        /* SIGTERM and SIGINT are blocked since main(), in every thread. */
+        /* SIGTERM, SIGINT and SIGHUP are blocked since main(), in every thread. */
         r = sd_event_default(&m->event);
         if (r < 0)
                 goto out;
@@ -429,6 +555,8 @@ int manager_run(struct manager *m) {
         r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload_signal, m);
         if (r >= 0 && m->o.duration_sec)
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, m->o.duration_sec * 1000000ull, 0,
                                                on_duration, m);

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <systemd/sd-event.h>
 
+#include "damon-perfd/config-file.h"
 #include "damon-perfd/config.h"
 #include "damon-perfd/cpu-list.h"
 #include "damon-perfd/stats.h"
@@ -31,6 +32,13 @@ struct manager_options {
         const char *varlink_path;       /* NULL: DP_VARLINK_SERVER_SOCKET_PATH */
         const char *varlink_group;      /* owner group of the socket, NULL: root's */
         bool no_varlink;
+
+        /* How a reload reads the configuration again: the files, then the
+         * command line on top, as at startup.  NULL: reload keeps it. */
+        int argc;
+        char **argv;
+        int (*load_config)(const struct manager_options *running, struct dp_config *ret,
+                           dp_config_report_t report, void *userdata);
 };
 
 /* Samples lost on one CPU since its last journal report (rate-limited). */
@@ -78,8 +86,14 @@ struct manager {
         uint64_t stall_heartbeat_ns;    /* the tracker's heartbeat when it was found stalled */
 };
 
-/* Re-reads the targets' ranges now and retries every CPU in ERROR. */
-int manager_reload(struct manager *m);
+/* systemd-style reload (SIGHUP, Reload()): reads the configuration again and,
+ * only if all of it is valid, applies the target settings live and logs each
+ * other changed setting as needing a restart; then re-reads the targets'
+ * ranges and retries every CPU in ERROR.  An invalid configuration changes
+ * nothing: -EINVAL, with its errors ("file:line: ...") in *ret_errors when
+ * that is non-NULL (a NULL-terminated array; free with manager_errors_free()). */
+int manager_reload(struct manager *m, char ***ret_errors);
+void manager_errors_free(char **errors);
 
 /* A fresh snapshot of every CPU's counters into m->view. */
 void manager_collect(struct manager *m);

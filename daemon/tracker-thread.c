@@ -16,8 +16,18 @@
 #define IDLE_SLEEP_MIN_NS 1000000ull
 #define IDLE_SLEEP_MAX_NS 20000000ull
 
+/* Target settings a reload hands over; taken at the start of a pass. */
+struct pending_targets {
+        enum dp_target_mode mode;
+        uint32_t pids[DP_CONFIG_MAX_PIDS];
+        size_t n_pids;
+        uint32_t max_targets;
+};
+
 struct tracker_thread {
-        const struct dp_config *config;
+        struct dp_config config;                /* the thread's own copy: reloads change its targets */
+        uint32_t capacity;                      /* targets the dp_tracker has room for */
+        bool phys;                              /* the dp_tracker's mode, fixed */
         struct sampler *samplers;
         size_t n;
         struct dp_counter_values *counters;     /* tracker-owned, one per sampler */
@@ -28,6 +38,9 @@ struct tracker_thread {
         bool started;
         atomic_bool stop;
         atomic_bool refresh_requested;
+        atomic_bool pending_set;                /* checked once per pass, never per sample */
+        pthread_mutex_t pending_lock;           /* guards pending */
+        struct pending_targets pending;
         _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
 
         uint64_t tick_lag_ns;
@@ -94,7 +107,7 @@ static int sync_target(struct tracker_thread *t, uint32_t tgid, bool phys) {
 }
 
 static void refresh_targets(struct tracker_thread *t) {
-        const struct dp_config *c = t->config;
+        const struct dp_config *c = &t->config;
 
         switch (c->target_mode) {
         case DP_TARGETS_PHYS:
@@ -115,14 +128,19 @@ static void refresh_targets(struct tracker_thread *t) {
         }
 }
 
+/* Taken in every mode, so that strangers seen while tracking only some pids
+ * do not pile up as "dropped"; adopted only when tracking all. */
 static void adopt_unknown(struct tracker_thread *t) {
         uint32_t tgids[DP_TRACKER_UNKNOWN_MAX];
         size_t n = dp_tracker_take_unknown(t->tracker, tgids, DP_ARRAY_SIZE(tgids));
 
+        if (t->config.target_mode != DP_TARGETS_ALL)
+                return;
+
         for (size_t i = 0; i < n; i++) {
                 if (tgids[i] == 0 || tgids[i] == (uint32_t) t->self)
                         continue;
-                if (dp_tracker_nr_targets(t->tracker) >= t->config->max_targets)
+                if (dp_tracker_nr_targets(t->tracker) >= t->config.max_targets)
                         break;
                 (void) sync_target(t, tgids[i], false);
         }
@@ -165,9 +183,44 @@ static void maybe_show_sample(struct tracker_thread *t, const struct dp_sample *
                 .timestamp_usec = hub_now_usec(),
                 .cpu = s->cpu,
                 .pid = s->pid,
-                .addr = t->config->target_mode == DP_TARGETS_PHYS ? s->paddr : s->vaddr,
+                .addr = t->config.target_mode == DP_TARGETS_PHYS ? s->paddr : s->vaddr,
                 .reason = outcome,
         });
+}
+
+static bool pid_listed(const struct dp_config *c, uint32_t tgid) {
+        for (size_t i = 0; i < c->n_pids; i++)
+                if (c->pids[i] == tgid)
+                        return true;
+        return false;
+}
+
+/* Adopts the target settings of a reload: targets no longer wanted, or beyond
+ * a lowered MaxTargets=, are dropped now; new ones come with the refresh. */
+static void apply_pending_targets(struct tracker_thread *t) {
+        struct dp_config *c = &t->config;
+        size_t kept = 0;
+
+        pthread_mutex_lock(&t->pending_lock);
+        c->target_mode = t->pending.mode;
+        memcpy(c->pids, t->pending.pids, sizeof(c->pids));
+        c->n_pids = t->pending.n_pids;
+        c->max_targets = t->pending.max_targets;
+        pthread_mutex_unlock(&t->pending_lock);
+
+        if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
+                return;
+        for (size_t i = 0; i < t->work.nr_targets; i++) {
+                uint32_t tgid = t->work.targets[i].tgid;
+                bool keep = c->target_mode == DP_TARGETS_PIDS ? pid_listed(c, tgid) : kept < c->max_targets;
+
+                if (keep)
+                        kept++;
+                else {
+                        log_debug("target %u no longer wanted after reload, dropping it", tgid);
+                        dp_tracker_remove_target(t->tracker, tgid);
+                }
+        }
 }
 
 /* Takes everything queued now; returns the number of samples. */
@@ -209,19 +262,22 @@ static void *tracker_main(void *arg) {
                 uint64_t now;
 
                 atomic_store_explicit(&t->heartbeat_ns, now_ns(), memory_order_relaxed);
+                if (atomic_exchange(&t->pending_set, false)) {
+                        apply_pending_targets(t);
+                        atomic_store(&t->refresh_requested, true);
+                }
                 got = drain_all(t);
                 now = now_ns();
 
                 /* Close an aggregation only once every sample of it can have been
                  * drained: samples wait up to poll_ms in the ring, then in the queue. */
                 if (dp_tracker_tick(t->tracker, now > t->tick_lag_ns ? now - t->tick_lag_ns : 0)) {
-                        if (t->config->target_mode == DP_TARGETS_ALL)
-                                adopt_unknown(t);
+                        adopt_unknown(t);
                         publish_snapshot(t);
                 }
                 if (now >= t->next_refresh_ns || atomic_exchange(&t->refresh_requested, false)) {
                         refresh_targets(t);
-                        t->next_refresh_ns = now + t->config->maps_refresh_us * 1000;
+                        t->next_refresh_ns = now + t->config.maps_refresh_us * 1000;
                 }
                 if (stopping)
                         break; /* the drain above was the last one: the readers had stopped */
@@ -248,13 +304,14 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
-        t->config = config;
+        t->config = *config;
         t->samplers = samplers;
         t->n = n;
         t->hub = hub;
         t->self = getpid();
         t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + IDLE_SLEEP_MAX_NS + 10000000ull;
         pthread_mutex_init(&t->lock, NULL);
+        pthread_mutex_init(&t->pending_lock, NULL);
         t->counters = calloc(n, sizeof(*t->counters));
         if (!t->counters) {
                 r = -ENOMEM;
@@ -267,7 +324,11 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         tc.max_nr_regions = config->max_nr_regions;
         tc.sample_interval_ns = config->sample_interval_us * 1000;
         tc.aggr_interval_ns = config->aggr_interval_us * 1000;
-        tc.max_targets = config->target_mode == DP_TARGETS_PIDS ? (uint32_t) config->n_pids : config->max_targets;
+        /* Room for any target setting a reload may bring within what was
+         * configured at start (the pid list is bounded anyway). */
+        t->phys = config->target_mode == DP_TARGETS_PHYS;
+        t->capacity = config->target_mode == DP_TARGETS_PHYS ? 1 : DP_MAX(config->max_targets, DP_CONFIG_MAX_PIDS);
+        tc.max_targets = t->capacity;
         tc.seed = now_ns();
         r = dp_tracker_new(&tc, &t->tracker);
         if (r < 0)
@@ -289,6 +350,30 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
 fail:
         tracker_thread_free(t);
         return r;
+}
+
+int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config *c) {
+        /* The dp_tracker's mode (vaddr or paddr) is fixed at creation. */
+        if ((c->target_mode == DP_TARGETS_PHYS) != t->phys)
+                return -EINVAL;
+        if (c->target_mode == DP_TARGETS_ALL && c->max_targets > t->capacity)
+                return -ENOSPC;
+        if (c->n_pids > DP_CONFIG_MAX_PIDS)
+                return -E2BIG;
+        pthread_mutex_lock(&t->pending_lock);
+        t->pending = (struct pending_targets) {
+                .mode = c->target_mode,
+                .n_pids = c->n_pids,
+                .max_targets = c->max_targets,
+        };
+        memcpy(t->pending.pids, c->pids, sizeof(t->pending.pids));
+        pthread_mutex_unlock(&t->pending_lock);
+        atomic_store(&t->pending_set, true);
+        return 0;
+}
+
+uint32_t tracker_thread_target_capacity(struct tracker_thread *t) {
+        return t->capacity;
 }
 
 void tracker_thread_request_refresh(struct tracker_thread *t) {
@@ -315,6 +400,7 @@ void tracker_thread_free(struct tracker_thread *t) {
         dp_tracker_snapshot_free(&t->work);
         dp_tracker_snapshot_free(&t->published);
         pthread_mutex_destroy(&t->lock);
+        pthread_mutex_destroy(&t->pending_lock);
         free(t->counters);
         free(t);
 }

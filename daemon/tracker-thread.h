@@ -23,6 +23,13 @@ struct tracker_thread;
 int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
                          struct event_hub *hub, struct tracker_thread **ret);
 
+/* Hands the target settings of @c (Targets=, MaxTargets=) to the thread,
+ * which adopts them at its next pass, dropping targets no longer wanted.
+ * -EINVAL when switching to or from the physical space (the tracker's mode is
+ * fixed), -ENOSPC when MaxTargets= exceeds tracker_thread_target_capacity(). */
+int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config *c);
+uint32_t tracker_thread_target_capacity(struct tracker_thread *t);
+
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);
 

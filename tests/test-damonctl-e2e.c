@@ -40,9 +40,21 @@
 static char dir[64], address[128];
 
 
+/* The daemon's own configuration file, for Reload() to re-read. */
+static void write_config(const char *text) {
+        char path[128];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/damon-perfd.conf", dir);
+        f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_ge(fputs(text, f), 0);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
 static pid_t start_daemon(pid_t workload) {
         const char *path = getenv("DP_DAEMON");
-        char pid_arg[32], varlink_arg[160], duration_arg[32], log[128];
+        char pid_arg[32], varlink_arg[160], duration_arg[32], log[128], config_arg[160];
         pid_t pid;
 
         ck_assert_msg(path, "DP_DAEMON not set");
@@ -50,6 +62,8 @@ static pid_t start_daemon(pid_t workload) {
         snprintf(varlink_arg, sizeof(varlink_arg), "--varlink=%s", address + strlen("unix:"));
         snprintf(duration_arg, sizeof(duration_arg), "--duration=%d", DAEMON_SECONDS);
         snprintf(log, sizeof(log), "%s/daemon.log", dir);
+        snprintf(config_arg, sizeof(config_arg), "--config=%s/damon-perfd.conf", dir);
+        write_config("[Tracking]\nMaxTargets=100\n");
         pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
@@ -57,7 +71,7 @@ static pid_t start_daemon(pid_t workload) {
 
                 dup2(devnull, STDOUT_FILENO);
                 dup2(err, STDERR_FILENO);
-                execl(path, path, pid_arg, varlink_arg, duration_arg, NULL);
+                execl(path, path, config_arg, pid_arg, varlink_arg, duration_arg, NULL);
                 _exit(127);
         }
         return pid;
@@ -409,6 +423,18 @@ START_TEST(test_damonctl_against_daemon) {
         ck_assert_msg(r.status == 0, "reload exited %d: %.300s", r.status, r.err);
         run_done(&r);
 
+        /* An invalid file is refused with its errors, and nothing changes. */
+        write_config("[Tracking]\nMaxTargets=lots\n");
+        r = RUN("reload");
+        ck_assert_int_ne(r.status, 0);
+        ck_assert_msg(strstr(r.err, "io.damon.perfd.ConfigurationInvalid") && strstr(r.err, "damon-perfd.conf:2:"),
+                      "reload of a broken file: %.300s", r.err);
+        run_done(&r);
+        write_config("[Tracking]\nMaxTargets=100\n");
+        r = RUN("reload");
+        ck_assert_msg(r.status == 0, "reload exited %d: %.300s", r.status, r.err);
+        run_done(&r);
+
         r = RUN("regions", "--target", "1");
         ck_assert_int_eq(r.status, 1);
         ck_assert_ptr_nonnull(strstr(r.err, "io.damon.perfd.NoSuchTarget"));
@@ -427,7 +453,8 @@ START_TEST(test_damonctl_against_daemon) {
         {
                 char path[128];
 
-                for (const char *const *f = (const char *const[]) { "stdout", "stderr", "daemon.log", NULL }; *f; f++) {
+                for (const char *const *f = (const char *const[]) { "stdout", "stderr", "daemon.log", "damon-perfd.conf",
+                                                                   NULL }; *f; f++) {
                         snprintf(path, sizeof(path), "%s/%s", dir, *f);
                         unlink(path);
                 }

@@ -268,6 +268,91 @@ START_TEST(test_daemon_replays_a_capture) {
 }
 END_TEST
 
+static void write_text_file(const char *path, const char *text) {
+        FILE *f = fopen(path, "we");
+
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fputs(text, f) >= 0, 1);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Waits up to @seconds for @needle in the file @path; its text stays in @buf. */
+static bool wait_for_log(const char *path, const char *needle, char *buf, size_t size, int seconds) {
+        for (int i = 0; i < seconds * 20; i++) {
+                FILE *f = fopen(path, "re");
+                size_t n = 0;
+
+                if (f) {
+                        n = fread(buf, 1, size - 1, f);
+                        fclose(f);
+                }
+                buf[n] = '\0';
+                if (strstr(buf, needle))
+                        return true;
+                usleep(50000);
+        }
+        return false;
+}
+
+/* SIGHUP reloads systemd style: an invalid file is refused as a whole with
+ * file:line, a valid one applies the target settings and names the rest. */
+START_TEST(test_sighup_reloads_config) {
+        const char *daemon = getenv("DP_DAEMON");
+        char conf[] = "/tmp/dp-reload-conf-XXXXXX", log_path[] = "/tmp/dp-reload-log-XXXXXX";
+        char config_arg[64], needle[128], *log = malloc(1 << 20);
+        int fd, log_fd, status;
+        pid_t pid;
+
+        ck_assert_msg(geteuid() == 0, "the daemon samples every CPU and needs root");
+        fd = mkstemp(conf);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        log_fd = mkstemp(log_path);
+        ck_assert_int_ge(log_fd, 0);
+        write_text_file(conf, "[Tracking]\nMaxTargets=100\n");
+        snprintf(config_arg, sizeof(config_arg), "--config=%s", conf);
+
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int devnull = open("/dev/null", O_WRONLY);
+
+                dup2(devnull, STDOUT_FILENO);
+                dup2(log_fd, STDERR_FILENO);
+                execl(daemon, daemon, config_arg, "--no-varlink", "--duration=8", NULL);
+                _exit(127);
+        }
+        close(log_fd);
+        ck_assert_msg(wait_for_log(log_path, "ready:", log, 1 << 20, 6), "daemon never ready:\n%s", log);
+
+        /* Broken: nothing changes, the error names file and line, it keeps running. */
+        write_text_file(conf, "[Tracking]\nMaxTargets=lots\nRingPages=64\n");
+        ck_assert_int_eq(kill(pid, SIGHUP), 0);
+        ck_assert_msg(wait_for_log(log_path, "keeping the running one", log, 1 << 20, 5),
+                      "no refusal in:\n%s", log);
+        snprintf(needle, sizeof(needle), "%s:2:", conf);
+        ck_assert_msg(strstr(log, needle), "no %s in:\n%s", needle, log);
+        ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0);
+
+        /* Valid: MaxTargets= applies live, RingPages= waits for a restart. */
+        write_text_file(conf, "[Sampling]\nRingPages=128\n[Tracking]\nMaxTargets=50\n");
+        ck_assert_int_eq(kill(pid, SIGHUP), 0);
+        ck_assert_msg(wait_for_log(log_path, "RingPages= changed; takes effect after a restart", log, 1 << 20, 5),
+                      "no restart note in:\n%s", log);
+        ck_assert_msg(strstr(log, "MaxTargets=50 applied"), "MaxTargets not applied:\n%s", log);
+        ck_assert_ptr_null(strstr(log, "MaxTargets= changed"));
+        ck_assert_ptr_null(strstr(strstr(log, "keeping the running one") + 1, "keeping the running one"));
+
+        /* Still the running daemon, ending cleanly at its duration. */
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        wait_for_log(log_path, "", log, 1 << 20, 1);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "daemon exited with %d:\n%s", status, log);
+        unlink(conf);
+        unlink(log_path);
+        free(log);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("integration");
         TCase *tc = tcase_create("daemon");
@@ -277,6 +362,7 @@ int main(void) {
         tcase_add_test(tc, test_daemon_rejects_bad_options);
         tcase_add_test(tc, test_daemon_replays_a_capture);
         tcase_add_test(tc, test_failed_cpu_is_isolated);
+        tcase_add_test(tc, test_sighup_reloads_config);
         suite_add_tcase(s, tc);
         return dp_check_run(s);
 }

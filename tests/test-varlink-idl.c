@@ -61,7 +61,7 @@ START_TEST(test_our_interface) {
         }
         ck_assert_uint_eq(methods, 6);
         ck_assert_uint_eq(types, 8);
-        ck_assert_uint_eq(errors, 1);
+        ck_assert_uint_eq(errors, 2);
 
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Source");
         ck_assert_ptr_nonnull(m);
@@ -102,6 +102,11 @@ START_TEST(test_our_interface) {
         ck_assert_ptr_nonnull(m);
         ck_assert_int_eq(field(m->type, "target")->type->kind, DP_VARLINK_TYPE_INT);
         ck_assert_ptr_null(dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_METHOD, "NoSuchTarget"));
+        /* Reload() reports an invalid configuration with every error. */
+        m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_ERROR, "ConfigurationInvalid");
+        ck_assert_ptr_nonnull(m);
+        ck_assert_int_eq(field(m->type, "errors")->type->kind, DP_VARLINK_TYPE_ARRAY);
+        ck_assert_int_eq(field(m->type, "errors")->type->element->kind, DP_VARLINK_TYPE_STRING);
 }
 END_TEST
 
