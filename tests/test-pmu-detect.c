@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "check-main.h"
+#include "test-tree.h"
 #include "damon-perfd/pmu.h"
 #include "damon-perfd/source.h"
 
@@ -328,38 +329,8 @@ END_TEST
 
 /* ---- Broken trees, built at run time ---- */
 
-static char tmp_root[PATH_MAX];
-
-static void put(const char *rel, const char *text) {
-        char path[PATH_MAX];
-        FILE *f;
-
-        ck_assert((size_t) snprintf(path, sizeof(path), "%s/%s", tmp_root, rel) < sizeof(path));
-        for (char *p = path + strlen(tmp_root) + 1; (p = strchr(p, '/')); p++) {
-                *p = '\0';
-                mkdir(path, 0755);
-                *p = '/';
-        }
-        f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fputs(text, f);
-        fclose(f);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        return remove(path);
-}
-
 static void tree_setup(void) {
-        strcpy(tmp_root, "/tmp/dp-pmu-detect-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-}
-
-static void tree_teardown(void) {
-        nftw(tmp_root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        test_tree_make("/tmp/dp-pmu-detect-XXXXXX");
 }
 
 START_TEST(test_broken_format) {

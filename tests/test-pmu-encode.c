@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "test-tree.h"
 #include "damon-perfd/decode-ibs.h"
 #include "damon-perfd/decode-pebs.h"
 #include "damon-perfd/pmu.h"
@@ -522,38 +523,8 @@ END_TEST
 
 /* ---- Runtime trees for the corner cases ---- */
 
-static char tmp_root[PATH_MAX];
-
-static void put(const char *rel, const char *text) {
-        char path[PATH_MAX];
-        FILE *f;
-
-        ck_assert((size_t) snprintf(path, sizeof(path), "%s/%s", tmp_root, rel) < sizeof(path));
-        for (char *p = path + strlen(tmp_root) + 1; (p = strchr(p, '/')); p++) {
-                *p = '\0';
-                mkdir(path, 0755);
-                *p = '/';
-        }
-        f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fputs(text, f);
-        fclose(f);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        return remove(path);
-}
-
 static void tree_setup(void) {
-        strcpy(tmp_root, "/tmp/dp-pmu-encode-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-}
-
-static void tree_teardown(void) {
-        nftw(tmp_root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        test_tree_make("/tmp/dp-pmu-encode-XXXXXX");
 }
 
 START_TEST(test_ibs_without_opcntext) {
