@@ -32,6 +32,7 @@
 #include "damon-perfd/stats-reply.h"
 
 #include "check-main.h"
+#include "test-ctl-run.h"
 #include "test-workload.h"
 
 /* The daemon stops by itself after this long: it ends the test's last step. */
@@ -77,71 +78,17 @@ static pid_t start_daemon(pid_t workload) {
         return pid;
 }
 
-static char *slurp(const char *path) {
-        char *text = NULL;
-        size_t size = 0;
-        FILE *in = fopen(path, "r"), *out = open_memstream(&text, &size);
-        int c;
 
-        ck_assert_ptr_nonnull(out);
-        while (in && (c = fgetc(in)) != EOF)
-                fputc(c, out);
-        if (in)
-                fclose(in);
-        fclose(out);
-        return text;
-}
 
-struct run {
-        int status;
-        char *out, *err;
-};
 
-static void run_done(struct run *r) {
-        free(r->out);
-        free(r->err);
-        *r = (struct run) {};
-}
+
 
 static pid_t spawn_ctl(const char *const *args) {
-        const char *ctl = getenv("DP_DAMONCTL");
-        const char *argv[16] = { ctl };
-        char out[128], err[128];
-        size_t n = 1;
-        pid_t pid;
-
-        ck_assert_msg(ctl, "DP_DAMONCTL not set");
-        for (; args[n - 1] && n < DP_ARRAY_SIZE(argv) - 1; n++)
-                argv[n] = args[n - 1];
-        argv[n] = NULL;
-        snprintf(out, sizeof(out), "%s/stdout", dir);
-        snprintf(err, sizeof(err), "%s/stderr", dir);
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-                if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
-                        _exit(126);
-                setenv("DAMON_PERFD_ADDRESS", address, 1);
-                execv(ctl, (char *const *) argv);
-                _exit(127);
-        }
-        return pid;
+        return ctl_spawn(dir, address, 0, args);
 }
 
 static struct run collect(pid_t pid) {
-        char path[128];
-        struct run r = {};
-        int status;
-
-        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        snprintf(path, sizeof(path), "%s/stdout", dir);
-        r.out = slurp(path);
-        snprintf(path, sizeof(path), "%s/stderr", dir);
-        r.err = slurp(path);
-        return r;
+        return ctl_collect(dir, pid);
 }
 
 #define RUN(...) collect(spawn_ctl((const char *const[]) { __VA_ARGS__, NULL }))

@@ -29,6 +29,7 @@
 #include "damon-perfd/stats-reply.h"
 
 #include "check-main.h"
+#include "test-ctl-run.h"
 
 enum fake_mode {
         FAKE_GOOD,
@@ -266,75 +267,17 @@ static void fake_stop(struct fake *f) {
         remove_dir(f->dir);
 }
 
-static char *slurp(const char *path) {
-        char *text = NULL;
-        size_t size = 0;
-        FILE *in = fopen(path, "r"), *out = open_memstream(&text, &size);
-        int c;
 
-        ck_assert_ptr_nonnull(out);
-        while (in && (c = fgetc(in)) != EOF)
-                fputc(c, out);
-        if (in)
-                fclose(in);
-        fclose(out);
-        return text;
-}
 
-struct run {
-        int status;
-        char *out, *err;
-};
 
-static void run_done(struct run *r) {
-        free(r->out);
-        free(r->err);
-}
 
-/* Starts damonctl with @args (NULL-terminated) and the fake's address in
- * $DAMON_PERFD_ADDRESS, stdout and stderr into files in the fake's dir. */
+
 static pid_t spawn_ctl(const struct fake *f, uid_t uid, const char *const *args) {
-        const char *ctl = getenv("DP_DAMONCTL");
-        char out[160], err[160];
-        const char *argv[16] = { ctl };
-        size_t n = 1;
-        pid_t pid;
-
-        ck_assert_msg(ctl, "DP_DAMONCTL not set");
-        for (; args[n - 1] && n < DP_ARRAY_SIZE(argv) - 1; n++)
-                argv[n] = args[n - 1];
-        argv[n] = NULL;
-        snprintf(out, sizeof(out), "%s/stdout", f->dir);
-        snprintf(err, sizeof(err), "%s/stderr", f->dir);
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                int o = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-                int e = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-                if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
-                        _exit(126);
-                setenv("DAMON_PERFD_ADDRESS", f->address, 1);
-                if (uid != 0 && (setgid(uid) < 0 || setuid(uid) < 0))
-                        _exit(126);
-                execv(ctl, (char *const *) argv);
-                _exit(127);
-        }
-        return pid;
+        return ctl_spawn(f->dir, f->address, uid, args);
 }
 
 static struct run collect(const struct fake *f, pid_t pid) {
-        char path[160];
-        struct run r = {};
-        int status;
-
-        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-        r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        snprintf(path, sizeof(path), "%s/stdout", f->dir);
-        r.out = slurp(path);
-        snprintf(path, sizeof(path), "%s/stderr", f->dir);
-        r.err = slurp(path);
-        return r;
+        return ctl_collect(f->dir, pid);
 }
 
 #define RUN(f, ...) collect((f), spawn_ctl((f), 0, (const char *const[]) { __VA_ARGS__, NULL }))
