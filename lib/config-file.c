@@ -342,9 +342,102 @@ static int parse_socket_group(struct dp_config *c, const char *v, const char **e
         return 0;
 }
 
+static int parse_damon_mode(struct dp_config *c, const char *v, const char **expected) {
+        *expected = "expected own, attach or off";
+        if (strcmp(v, "own") == 0 || *v == '\0')
+                c->damon_mode = DP_DAMON_OWN;
+        else if (strcmp(v, "attach") == 0)
+                c->damon_mode = DP_DAMON_ATTACH;
+        else if (strcmp(v, "off") == 0)
+                c->damon_mode = DP_DAMON_OFF;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int parse_abs_path(const char *v, const char *dflt, char *out, size_t size) {
+        if (*v == '\0')
+                v = dflt;
+        if (v[0] != '/' || strlen(v) >= size || strstr(v, "/../") || strchr(v, '\n'))
+                return -EINVAL;
+        memcpy(out, v, strlen(v) + 1);
+        return 0;
+}
+
+static int parse_damon_root(struct dp_config *c, const char *v, const char **expected) {
+        *expected = "expected an absolute directory path of at most 255 bytes (empty: the default)";
+        return parse_abs_path(v, DP_CONFIG_DEFAULT_DAMON_ROOT, c->damon_root, sizeof(c->damon_root));
+}
+
+static int parse_damon_state_file(struct dp_config *c, const char *v, const char **expected) {
+        *expected = "expected an absolute file path of at most 255 bytes (empty: the default)";
+        return parse_abs_path(v, DP_CONFIG_DEFAULT_DAMON_STATE, c->damon_state_file,
+                              sizeof(c->damon_state_file));
+}
+
+static int parse_damon_kdamond(struct dp_config *c, const char *v, const char **expected) {
+        uint64_t n;
+
+        *expected = "expected a kdamond index between 0 and 65535 (empty: none)";
+        if (*v == '\0') {
+                c->damon_kdamond = -1;
+                return 0;
+        }
+        if (parse_whole(v, 0, 65535, &n) < 0)
+                return -EINVAL;
+        c->damon_kdamond = (int32_t) n;
+        return 0;
+}
+
+static int parse_damon_context(struct dp_config *c, const char *v, const char **expected) {
+        uint64_t n;
+
+        *expected = "expected a context index between 0 and 65535";
+        if (parse_whole(v, 0, 65535, &n) < 0)
+                return -EINVAL;
+        c->damon_context = (uint32_t) n;
+        return 0;
+}
+
+static int parse_damon_hint_interval(struct dp_config *c, const char *v, const char **expected) {
+        *expected = "expected a time span between 100ms and 1h";
+        return parse_span(v, 100 * USEC_PER_MSEC, USEC_PER_HOUR, &c->damon_hint_interval_us);
+}
+
+static int parse_damon_max_targets(struct dp_config *c, const char *v, const char **expected) {
+        uint64_t n;
+
+        *expected = "expected a whole number between 1 and 64";
+        if (parse_whole(v, 1, 64, &n) < 0)
+                return -EINVAL;
+        c->damon_max_targets = (uint32_t) n;
+        return 0;
+}
+
+static int parse_damon_goal(struct dp_config *c, const char *v, const char **expected) {
+        *expected = "expected none or hot-fraction";
+        if (*v == '\0' || strcmp(v, "none") == 0)
+                c->damon_goal = DP_DAMON_GOAL_NONE;
+        else if (strcmp(v, "hot-fraction") == 0)
+                c->damon_goal = DP_DAMON_GOAL_HOT_FRACTION;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int parse_damon_goal_target(struct dp_config *c, const char *v, const char **expected) {
+        uint64_t n;
+
+        *expected = "expected a whole number between 1 and 10000 (hot-fraction is in 1/10000)";
+        if (parse_whole(v, 1, 10000, &n) < 0)
+                return -EINVAL;
+        c->damon_goal_target = (uint32_t) n;
+        return 0;
+}
+
 static const struct {
         const char *section, *key;
-        key_parser_t parse;     /* NULL: known, not supported yet */
+        key_parser_t parse;
 } config_keys[] = {
         { "Sampling", "Source", parse_source },
         { "Sampling", "CPUs", parse_cpus },
@@ -359,6 +452,15 @@ static const struct {
         { "Tracking", "SampleIntervalSec", parse_sample_interval },
         { "Tracking", "AggregationIntervalSec", parse_aggr_interval },
         { "Tracking", "MapsRefreshSec", parse_maps_refresh },
+        { "DAMON", "Mode", parse_damon_mode },
+        { "DAMON", "SysfsRoot", parse_damon_root },
+        { "DAMON", "StateFile", parse_damon_state_file },
+        { "DAMON", "Kdamond", parse_damon_kdamond },
+        { "DAMON", "Context", parse_damon_context },
+        { "DAMON", "HintIntervalSec", parse_damon_hint_interval },
+        { "DAMON", "MaxTargets", parse_damon_max_targets },
+        { "DAMON", "QuotaGoal", parse_damon_goal },
+        { "DAMON", "QuotaGoalTarget", parse_damon_goal_target },
         { "API", "Socket", parse_socket },
         { "API", "SocketGroup", parse_socket_group },
 };
@@ -444,10 +546,6 @@ static int parse_assignment(struct dp_config *c, struct parse_state *s, const ch
         }
         if (!section)
                 return 0;       /* in an unknown section (warned) or none (errored) */
-        if (strcmp(section, "DAMON") == 0) {
-                say(s, DP_CONFIG_WARNING, "[DAMON] %s= is not supported yet, ignoring", key);
-                return 0;
-        }
         for (size_t i = 0; i < DP_ARRAY_SIZE(config_keys); i++) {
                 if (strcmp(config_keys[i].section, section) != 0 || strcmp(config_keys[i].key, key) != 0)
                         continue;
@@ -750,6 +848,21 @@ int dp_config_format(const struct dp_config *c, FILE *f) {
         print_span(f, "SampleIntervalSec", c->sample_interval_us);
         print_span(f, "AggregationIntervalSec", c->aggr_interval_us);
         print_span(f, "MapsRefreshSec", c->maps_refresh_us);
+
+        fprintf(f, "\n[DAMON]\n");
+        fprintf(f, "Mode=%s\n", c->damon_mode == DP_DAMON_OFF ? "off" :
+                                c->damon_mode == DP_DAMON_ATTACH ? "attach" : "own");
+        fprintf(f, "SysfsRoot=%s\n", c->damon_root);
+        fprintf(f, "StateFile=%s\n", c->damon_state_file);
+        if (c->damon_kdamond >= 0)
+                fprintf(f, "Kdamond=%d\n", c->damon_kdamond);
+        else
+                fprintf(f, "Kdamond=\n");
+        fprintf(f, "Context=%u\n", c->damon_context);
+        print_span(f, "HintIntervalSec", c->damon_hint_interval_us);
+        fprintf(f, "MaxTargets=%u\n", c->damon_max_targets);
+        fprintf(f, "QuotaGoal=%s\n", c->damon_goal == DP_DAMON_GOAL_HOT_FRACTION ? "hot-fraction" : "none");
+        fprintf(f, "QuotaGoalTarget=%u\n", c->damon_goal_target);
 
         fprintf(f, "\n[API]\n");
         fprintf(f, "Socket=%s\n", c->api_socket[0] ? c->api_socket : DP_CONFIG_DEFAULT_SOCKET);

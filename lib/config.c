@@ -17,6 +17,14 @@ void dp_config_init(struct dp_config *c) {
                 .sample_interval_us = 5000,
                 .aggr_interval_us = 100000,
                 .maps_refresh_us = 1000000,
+                .damon_mode = DP_DAMON_OWN,
+                .damon_root = DP_CONFIG_DEFAULT_DAMON_ROOT,
+                .damon_state_file = DP_CONFIG_DEFAULT_DAMON_STATE,
+                .damon_kdamond = -1,
+                .damon_hint_interval_us = 1000000,
+                .damon_max_targets = 8,
+                .damon_goal = DP_DAMON_GOAL_NONE,
+                .damon_goal_target = 2000,
         };
 }
 
@@ -45,6 +53,14 @@ int dp_config_validate(const struct dp_config *c, const char **why) {
                 bad = "an aggregation may span at most 64 sampling intervals";
         else if (c->maps_refresh_us < c->aggr_interval_us)
                 bad = "maps refresh interval must be at least the aggregation interval";
+        else if (c->damon_mode == DP_DAMON_ATTACH && c->damon_kdamond < 0)
+                bad = "DAMON Mode=attach needs Kdamond= naming the kdamond to attach to";
+        else if (c->damon_mode != DP_DAMON_OFF && (c->damon_root[0] != '/' || c->damon_state_file[0] != '/'))
+                bad = "DAMON SysfsRoot= and StateFile= must be absolute paths";
+        else if (c->damon_hint_interval_us < 100000)
+                bad = "DAMON hint interval must be at least 100ms";
+        else if (c->damon_max_targets == 0)
+                bad = "DAMON max targets must be at least 1";
 
         if (why)
                 *why = bad;

@@ -66,6 +66,15 @@ static void assert_same(const struct dp_config *a, const struct dp_config *b) {
         ck_assert_uint_eq(a->sample_interval_us, b->sample_interval_us);
         ck_assert_uint_eq(a->aggr_interval_us, b->aggr_interval_us);
         ck_assert_uint_eq(a->maps_refresh_us, b->maps_refresh_us);
+        ck_assert_int_eq(a->damon_mode, b->damon_mode);
+        ck_assert_str_eq(a->damon_root, b->damon_root);
+        ck_assert_str_eq(a->damon_state_file, b->damon_state_file);
+        ck_assert_int_eq(a->damon_kdamond, b->damon_kdamond);
+        ck_assert_uint_eq(a->damon_context, b->damon_context);
+        ck_assert_uint_eq(a->damon_hint_interval_us, b->damon_hint_interval_us);
+        ck_assert_uint_eq(a->damon_max_targets, b->damon_max_targets);
+        ck_assert_int_eq(a->damon_goal, b->damon_goal);
+        ck_assert_uint_eq(a->damon_goal_target, b->damon_goal_target);
         ck_assert_str_eq(a->api_socket, b->api_socket);
         ck_assert_str_eq(a->api_socket_group, b->api_socket_group);
 }
@@ -149,6 +158,15 @@ START_TEST(test_every_key_good) {
         ck_assert_uint_eq(c.sample_interval_us, 10000);
         ck_assert_uint_eq(c.aggr_interval_us, 200000);
         ck_assert_uint_eq(c.maps_refresh_us, 2500000);
+        ck_assert_int_eq(c.damon_mode, DP_DAMON_ATTACH);
+        ck_assert_str_eq(c.damon_root, "/tmp/fake-damon/admin");
+        ck_assert_str_eq(c.damon_state_file, "/run/test/damon.state");
+        ck_assert_int_eq(c.damon_kdamond, 2);
+        ck_assert_uint_eq(c.damon_context, 1);
+        ck_assert_uint_eq(c.damon_hint_interval_us, 2000000);
+        ck_assert_uint_eq(c.damon_max_targets, 3);
+        ck_assert_int_eq(c.damon_goal, DP_DAMON_GOAL_HOT_FRACTION);
+        ck_assert_uint_eq(c.damon_goal_target, 2500);
         ck_assert_str_eq(c.api_socket, "/run/test/dp.sock");
         ck_assert_str_eq(c.api_socket_group, "damon");
 }
@@ -202,6 +220,22 @@ START_TEST(test_key_values) {
                 { "API", "SocketGroup=wheel", true }, { "API", "SocketGroup=", true },
                 { "API", "SocketGroup=100", true }, { "API", "SocketGroup=a b", false },
                 { "API", "SocketGroup=-x", false },
+                { "DAMON", "Mode=own", true }, { "DAMON", "Mode=attach", true },
+                { "DAMON", "Mode=off", true }, { "DAMON", "Mode=", true }, { "DAMON", "Mode=on", false },
+                { "DAMON", "SysfsRoot=/tmp/x", true }, { "DAMON", "SysfsRoot=", true },
+                { "DAMON", "SysfsRoot=tmp/x", false }, { "DAMON", "SysfsRoot=/a/../b", false },
+                { "DAMON", "StateFile=/run/x", true }, { "DAMON", "StateFile=x", false },
+                { "DAMON", "Kdamond=0", true }, { "DAMON", "Kdamond=", true },
+                { "DAMON", "Kdamond=-1", false }, { "DAMON", "Kdamond=65536", false },
+                { "DAMON", "Context=0", true }, { "DAMON", "Context=x", false },
+                { "DAMON", "HintIntervalSec=100ms", true }, { "DAMON", "HintIntervalSec=1h", true },
+                { "DAMON", "HintIntervalSec=99ms", false }, { "DAMON", "HintIntervalSec=2h", false },
+                { "DAMON", "MaxTargets=1", true }, { "DAMON", "MaxTargets=64", true },
+                { "DAMON", "MaxTargets=0", false }, { "DAMON", "MaxTargets=65", false },
+                { "DAMON", "QuotaGoal=none", true }, { "DAMON", "QuotaGoal=hot-fraction", true },
+                { "DAMON", "QuotaGoal=", true }, { "DAMON", "QuotaGoal=cold", false },
+                { "DAMON", "QuotaGoalTarget=1", true }, { "DAMON", "QuotaGoalTarget=10000", true },
+                { "DAMON", "QuotaGoalTarget=0", false }, { "DAMON", "QuotaGoalTarget=10001", false },
         };
         struct dp_config c;
         struct messages m;
@@ -279,7 +313,7 @@ START_TEST(test_syntax) {
         ck_assert_str_eq(m.text[1], "s.conf:7: expected Key=Value or [Section], got 'just words'");
         ck_assert_str_eq(m.text[2], "s.conf:8: expected a key name before '='");
         ck_assert_str_eq(m.text[3], "s.conf:9: expected a section header such as [Sampling], got '[]'");
-        ck_assert_str_eq(m.text[4], "s.conf:11: [DAMON] Ops= is not supported yet, ignoring");
+        ck_assert_str_eq(m.text[4], "s.conf:11: unknown key Ops= in section [DAMON], ignoring");
         ck_assert_int_eq(m.severity[4], DP_CONFIG_WARNING);
         ck_assert_uint_eq(m.n_errors, 4);
 
@@ -406,7 +440,7 @@ START_TEST(test_error_messages) {
                  "(empty: the default)", dropin);
         ck_assert_str_eq(m.text[4], expect);
         ck_assert_int_eq(m.severity[4], DP_CONFIG_ERROR);
-        snprintf(expect, sizeof(expect), "%s:4: [DAMON] Ops= is not supported yet, ignoring", dropin);
+        snprintf(expect, sizeof(expect), "%s:4: unknown key Ops= in section [DAMON], ignoring", dropin);
         ck_assert_str_eq(m.text[5], expect);
         ck_assert_int_eq(m.severity[5], DP_CONFIG_WARNING);
 }
