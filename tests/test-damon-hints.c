@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include "check-main.h"
+#include "damon-perfd/damon-hints.h"
+#include "damon-perfd/macro.h"
+
+#define PAGE 4096u
+
+static struct dp_snapshot_region region(uint64_t start_page, uint64_t end_page, uint32_t nr_accesses) {
+        return (struct dp_snapshot_region) {
+                .start = start_page * PAGE,
+                .end = end_page * PAGE,
+                .last_nr_accesses = nr_accesses,
+                .last_nr_samples = nr_accesses * 3,
+        };
+}
+
+/* A cold area, a hot area and a cold area again, cut into many regions with
+ * a little noise: the hint keeps exactly the two hot/cold edges. */
+START_TEST(test_build_keeps_hot_edges) {
+        struct dp_snapshot_region r[30];
+        struct dp_range out[30];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 30; i++) {
+                uint32_t rate = (i >= 10 && i < 17) ? 18 + (uint32_t) (i % 2) : (uint32_t) (i % 2);
+
+                r[i] = region(100 + 4 * i, 104 + 4 * i, rate);
+        }
+        ck_assert_int_eq(dp_damon_hints_build(r, 30, 20, 100, out, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(out[0].start, 100 * PAGE);
+        ck_assert_uint_eq(out[0].end, 140 * PAGE);      /* the hot area starts at region 10 */
+        ck_assert_uint_eq(out[1].end, 168 * PAGE);      /* and ends after region 16 */
+        ck_assert_uint_eq(out[2].end, 220 * PAGE);
+        ck_assert(dp_ranges_are_sorted_disjoint(out, n));
+}
+END_TEST
+
+/* Gaps between mappings stay gaps while the budget allows it. */
+START_TEST(test_build_respects_gaps_and_budget) {
+        struct dp_snapshot_region r[] = {
+                region(0, 10, 5), region(10, 20, 5), region(50, 60, 5), region(60, 70, 40), region(90, 95, 0),
+        };
+        struct dp_range out[DP_ARRAY_SIZE(r)];
+        size_t n = 0;
+
+        ck_assert_int_eq(dp_damon_hints_build(r, DP_ARRAY_SIZE(r), 40, 10, out, &n), 0);
+        ck_assert_uint_eq(n, 4);
+        ck_assert_uint_eq(out[0].end, 20 * PAGE);
+        ck_assert_uint_eq(out[1].start, 50 * PAGE);
+        ck_assert_uint_eq(out[1].end, 60 * PAGE);
+        ck_assert_uint_eq(out[3].start, 90 * PAGE);
+
+        /* A budget of 2: the tolerance grows, then gaps are bridged. */
+        ck_assert_int_eq(dp_damon_hints_build(r, DP_ARRAY_SIZE(r), 40, 2, out, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[1].end, 95 * PAGE);
+        ck_assert(dp_ranges_are_sorted_disjoint(out, n));
+
+        ck_assert_int_eq(dp_damon_hints_build(r, DP_ARRAY_SIZE(r), 40, 1, out, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 95 * PAGE);
+}
+END_TEST
+
+/* Large inputs squeeze into any budget, always sorted, disjoint and covering. */
+START_TEST(test_build_budget_sweep) {
+        enum { N = 5000 };
+        static struct dp_snapshot_region r[N];
+        static struct dp_range out[N];
+        size_t n;
+
+        for (size_t i = 0; i < N; i++)
+                r[i] = region(2 * i, 2 * i + 1 + (i % 3 == 0), (uint32_t) ((i * 7919) % 65));
+        for (size_t budget = 1; budget <= N; budget = budget * 3 + 1) {
+                ck_assert_int_eq(dp_damon_hints_build(r, N, 64, budget, out, &n), 0);
+                ck_assert_uint_ge(n, 1);
+                ck_assert_uint_le(n, budget);
+                ck_assert(dp_ranges_are_sorted_disjoint(out, n));
+                ck_assert_uint_eq(out[0].start, r[0].start);
+                ck_assert_uint_eq(out[n - 1].end, r[N - 1].end);
+        }
+}
+END_TEST
+
+START_TEST(test_build_rejects_bad_input) {
+        struct dp_snapshot_region r[] = { region(10, 20, 1), region(15, 30, 1) };
+        struct dp_snapshot_region empty[] = { region(10, 10, 1) };
+        struct dp_range out[2];
+        size_t n = 99;
+
+        ck_assert_int_eq(dp_damon_hints_build(r, 2, 10, 5, out, &n), -EINVAL);
+        ck_assert_int_eq(dp_damon_hints_build(empty, 1, 10, 5, out, &n), -EINVAL);
+        ck_assert_int_eq(dp_damon_hints_build(r, 0, 10, 5, out, &n), -EINVAL);
+        ck_assert_int_eq(dp_damon_hints_build(r, 1, 10, 0, out, &n), -EINVAL);
+        ck_assert_uint_eq(n, 99);
+}
+END_TEST
+
+START_TEST(test_differ) {
+        struct dp_range a[] = { { 0x10000, 0x20000 }, { 0x20000, 0x80000 } };
+        struct dp_range near[] = { { 0x10000, 0x21000 }, { 0x21000, 0x80000 } };
+        struct dp_range moved[] = { { 0x10000, 0x40000 }, { 0x40000, 0x80000 } };
+        struct dp_range split[] = { { 0x10000, 0x20000 }, { 0x20000, 0x50000 }, { 0x50000, 0x80000 } };
+
+        ck_assert(!dp_damon_hints_differ(a, 2, a, 2, 0));
+        ck_assert(!dp_damon_hints_differ(a, 2, near, 2, 0x1000));
+        ck_assert(dp_damon_hints_differ(a, 2, near, 2, 0xfff));
+        ck_assert(dp_damon_hints_differ(a, 2, moved, 2, 0x4000));
+        /* A new boundary is a material change, and so is a lost one. */
+        ck_assert(dp_damon_hints_differ(a, 2, split, 3, 0x4000));
+        ck_assert(dp_damon_hints_differ(split, 3, a, 2, 0x4000));
+        ck_assert(dp_damon_hints_differ(a, 2, a, 0, 0x4000));
+        ck_assert(!dp_damon_hints_differ(a, 0, a, 0, 0));
+}
+END_TEST
+
+/* Three targets: 10 has 2 regions, 20 none sampled, 30 the most samples. */
+static void make_snapshot(struct dp_tracker_snapshot *s, struct dp_snapshot_target *t, struct dp_snapshot_region *r) {
+        r[0] = region(0, 10, 20);       /* hot: 20 of 20 */
+        r[1] = region(10, 40, 2);
+        r[2] = region(100, 200, 0);
+        r[3] = region(500, 510, 10);    /* hot: exactly half */
+        r[4] = region(510, 520, 9);     /* 27 samples, not hot */
+        t[0] = (struct dp_snapshot_target) { .tgid = 10, .start = r[0].start, .end = r[1].end, .nr_regions = 2 };
+        t[1] = (struct dp_snapshot_target) { .tgid = 20, .start = r[2].start, .end = r[2].end, .nr_regions = 1,
+                                             .first_region = 2 };
+        t[2] = (struct dp_snapshot_target) { .tgid = 30, .start = r[3].start, .end = r[4].end, .nr_regions = 2,
+                                             .first_region = 3 };
+        *s = (struct dp_tracker_snapshot) { .targets = t, .nr_targets = 3, .regions = r, .nr_regions = 5,
+                                            .max_nr_accesses = 20 };
+}
+
+START_TEST(test_pick_targets_and_hot_fraction) {
+        struct dp_snapshot_region r[5];
+        struct dp_snapshot_target t[3];
+        struct dp_tracker_snapshot s;
+        uint32_t pick[4] = {};
+        uint32_t only30 = 30, nobody = 99;
+
+        make_snapshot(&s, t, r);
+        /* 10: 66 samples; 30: 57; 20: none and so never picked. */
+        ck_assert_uint_eq(dp_damon_pick_targets(&s, 4, pick), 2);
+        ck_assert_uint_eq(pick[0], 10);
+        ck_assert_uint_eq(pick[1], 30);
+        ck_assert_uint_eq(dp_damon_pick_targets(&s, 1, pick), 1);
+        ck_assert_uint_eq(pick[0], 10);
+        ck_assert_uint_eq(dp_damon_pick_targets(&s, 0, pick), 0);
+
+        ck_assert_ptr_eq(dp_snapshot_find_target(&s, 20), &t[1]);
+        ck_assert_ptr_null(dp_snapshot_find_target(&s, 21));
+
+        /* Hot: 10 pages of 40 (tgid 10); 10 of 20 (tgid 30); over all: 20 of 160. */
+        ck_assert_uint_eq(dp_damon_hot_fraction(&s, &only30, 1), 5000);
+        ck_assert_uint_eq(dp_damon_hot_fraction(&s, pick, 1), 2500);
+        ck_assert_uint_eq(dp_damon_hot_fraction(&s, NULL, 0), 1250);
+        ck_assert_uint_eq(dp_damon_hot_fraction(&s, &nobody, 1), 0);
+}
+END_TEST
+
+static Suite *damon_hints_suite(void) {
+        Suite *s = suite_create("damon-hints");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_test(tc, test_build_keeps_hot_edges);
+        tcase_add_test(tc, test_build_respects_gaps_and_budget);
+        tcase_add_test(tc, test_build_budget_sweep);
+        tcase_add_test(tc, test_build_rejects_bad_input);
+        tcase_add_test(tc, test_differ);
+        tcase_add_test(tc, test_pick_targets_and_hot_fraction);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return dp_check_run(damon_hints_suite());
+}
