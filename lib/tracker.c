@@ -537,13 +537,8 @@ static int snapshot_target_compare(const void *a, const void *b) {
         return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *snap) {
-        size_t nr_regions, pos = 0;
-
-        if (!t || !snap)
-                return -EINVAL;
-
-        nr_regions = dp_tracker_nr_regions(t);
+/* Room for @nr_targets and @nr_regions; -ENOMEM leaves @snap as it was. */
+static int snapshot_reserve(struct dp_tracker_snapshot *snap, size_t nr_targets, size_t nr_regions) {
         if (nr_regions > snap->regions_cap) {
                 size_t cap = DP_MAX(nr_regions, snap->regions_cap * 2);
                 struct dp_snapshot_region *p = reallocarray(snap->regions, cap, sizeof(*p));
@@ -553,8 +548,8 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                 snap->regions = p;
                 snap->regions_cap = cap;
         }
-        if (t->nr_targets > snap->targets_cap) {
-                size_t cap = DP_MAX(t->nr_targets, snap->targets_cap * 2);
+        if (nr_targets > snap->targets_cap) {
+                size_t cap = DP_MAX(nr_targets, snap->targets_cap * 2);
                 struct dp_snapshot_target *p = reallocarray(snap->targets, cap, sizeof(*p));
 
                 if (!p)
@@ -562,6 +557,18 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                 snap->targets = p;
                 snap->targets_cap = cap;
         }
+        return 0;
+}
+
+int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *snap) {
+        size_t pos = 0;
+        int r;
+
+        if (!t || !snap)
+                return -EINVAL;
+        r = snapshot_reserve(snap, t->nr_targets, dp_tracker_nr_regions(t));
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < t->nr_targets; i++) {
                 const struct dp_region_set *set = &t->targets[i]->set;
@@ -597,6 +604,28 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
         snap->max_nr_accesses = t->limits.max_nr_accesses;
         snap->sample_interval_ns = t->config.sample_interval_ns;
         snap->aggr_interval_ns = t->config.aggr_interval_ns;
+        return 0;
+}
+
+int dp_tracker_snapshot_copy(const struct dp_tracker_snapshot *src, struct dp_tracker_snapshot *dst) {
+        int r;
+
+        if (!src || !dst)
+                return -EINVAL;
+        r = snapshot_reserve(dst, src->nr_targets, src->nr_regions);
+        if (r < 0)
+                return r;
+        if (src->nr_targets)
+                memcpy(dst->targets, src->targets, src->nr_targets * sizeof(*src->targets));
+        if (src->nr_regions)
+                memcpy(dst->regions, src->regions, src->nr_regions * sizeof(*src->regions));
+        dst->nr_targets = src->nr_targets;
+        dst->nr_regions = src->nr_regions;
+        dst->epoch = src->epoch;
+        dst->nr_aggregations = src->nr_aggregations;
+        dst->max_nr_accesses = src->max_nr_accesses;
+        dst->sample_interval_ns = src->sample_interval_ns;
+        dst->aggr_interval_ns = src->aggr_interval_ns;
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "damon-perfd/damon-hints.h"
 #include "damon-perfd/macro.h"
 #include "damon-perfd/tracker.h"
 
@@ -513,7 +514,10 @@ static void run_hot_area(uint64_t seed) {
         _cleanup_tracker_ struct dp_tracker *t = NULL;
         struct dp_range r[] = { R(0, P(10000)) };
         const uint64_t hot_start = P(4000), hot_end = P(4500), slack = P(25);
-        struct dp_tracker_snapshot snap = {};
+        struct dp_tracker_snapshot snap = {}, copy = {};
+        const struct dp_snapshot_target *target;
+        _cleanup_free_ struct dp_range *hints = NULL;
+        size_t nh = 0;
         struct dp_hot_region hot[20];
         struct dp_counter_values c = {};
         struct dp_prng gen = { seed };
@@ -573,7 +577,31 @@ static void run_hot_area(uint64_t seed) {
         }
         ck_assert_uint_le(distance(best_start, hot_start), slack);
         ck_assert_uint_le(distance(best_end, hot_end), slack);
+
+        /* A copy is the same, and the DAMON hint built from it, though far
+         * coarser, keeps boundaries at both hot edges. */
+        ck_assert_int_eq(dp_tracker_snapshot_copy(&snap, &copy), 0);
+        ck_assert_uint_eq(copy.nr_regions, snap.nr_regions);
+        ck_assert_int_eq(memcmp(copy.regions, snap.regions, snap.nr_regions * sizeof(*snap.regions)), 0);
+        ck_assert_uint_eq(copy.max_nr_accesses, snap.max_nr_accesses);
+        target = dp_snapshot_find_target(&copy, 77);
+        ck_assert_ptr_nonnull(target);
+        hints = calloc(target->nr_regions, sizeof(*hints));
+        ck_assert_ptr_nonnull(hints);
+        ck_assert_int_eq(dp_damon_hints_build(&copy.regions[target->first_region], target->nr_regions,
+                                              copy.max_nr_accesses, 10, hints, &nh), 0);
+        ck_assert_uint_le(nh, 10);
+        best_start = best_end = 0;
+        for (size_t i = 0; i < nh; i++) {
+                if (i == 0 || distance(hints[i].start, hot_start) < distance(best_start, hot_start))
+                        best_start = hints[i].start;
+                if (i == 0 || distance(hints[i].end, hot_end) < distance(best_end, hot_end))
+                        best_end = hints[i].end;
+        }
+        ck_assert_uint_le(distance(best_start, hot_start), slack);
+        ck_assert_uint_le(distance(best_end, hot_end), slack);
         dp_tracker_snapshot_free(&snap);
+        dp_tracker_snapshot_free(&copy);
 }
 
 START_TEST(test_hot_area_converges) {

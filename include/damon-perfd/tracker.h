@@ -155,6 +155,8 @@ struct dp_tracker_snapshot {
 
 /* -ENOMEM leaves the previous contents. */
 int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *snap);
+/* Copies @src into @dst (grown as needed); -ENOMEM leaves @dst as it was. */
+int dp_tracker_snapshot_copy(const struct dp_tracker_snapshot *src, struct dp_tracker_snapshot *dst);
 void dp_tracker_snapshot_free(struct dp_tracker_snapshot *snap);
 
 struct dp_hot_region {
