@@ -124,6 +124,71 @@ int api_get_regions(struct manager *m, int64_t target, size_t limit, json_t **re
         return 0;
 }
 
+static const char *damon_role_json(enum dp_damon_role role) {
+        switch (role) {
+        case DP_DAMON_ROLE_OWNED:
+                return "owned";
+        case DP_DAMON_ROLE_ATTACHED:
+                return "attached";
+        case DP_DAMON_ROLE_OBSERVE:
+                return "observe_only";
+        default:
+                return "off";
+        }
+}
+
+static int damon_view_to_json(const struct damon_view *v, void *userdata) {
+        json_t **ret = userdata, *o, *errors, *targets, *regions;
+
+        o = json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}",
+                      "role", damon_role_json(v->role), "reason", v->reason, "running", v->running,
+                      "commits", (json_int_t) v->commits, "commits_skipped", (json_int_t) v->commits_skipped,
+                      "goal_feeds", (json_int_t) v->goal_feeds, "read_backs", (json_int_t) v->read_backs,
+                      "hot_fraction", (json_int_t) v->hot_fraction,
+                      "last_commit_usec", (json_int_t) v->last_commit_usec,
+                      "max_nr_accesses", (json_int_t) v->max_nr_accesses,
+                      "errors", errors = json_array(), "targets", targets = json_array(),
+                      "regions", regions = json_array());
+        if (!o)
+                return -ENOMEM;
+        if (v->kdamond >= 0) {
+                json_object_set_new(o, "kdamond", json_integer(v->kdamond));
+                json_object_set_new(o, "context", json_integer(v->context));
+        }
+        for (size_t i = 0; i < v->nr_causes; i++)
+                json_array_append_new(errors, json_pack("{s:s,s:i,s:I}", "step", v->causes[i].step,
+                                                        "errno", v->causes[i].error,
+                                                        "count", (json_int_t) v->causes[i].count));
+        for (size_t i = 0; i < v->nr_targets; i++)
+                json_array_append_new(targets, json_integer(v->targets[i]));
+        for (size_t i = 0; i < v->nr_rows; i++) {
+                const struct dp_damon_view_row *row = &v->rows[i];
+
+                json_array_append_new(regions, json_pack(
+                        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "target", (json_int_t) row->pid,
+                        "start", (json_int_t) row->start, "end", (json_int_t) row->end,
+                        "damon_nr_accesses", (json_int_t) row->damon_nr_accesses,
+                        "damon_age", (json_int_t) row->damon_age,
+                        "pmu_nr_accesses", (json_int_t) row->pmu_nr_accesses,
+                        "pmu_samples", (json_int_t) row->pmu_samples, "pmu_bytes", (json_int_t) row->pmu_bytes));
+        }
+        *ret = o;
+        return 0;
+}
+
+json_t *api_get_damon_view(struct manager *m) {
+        json_t *reply = NULL;
+
+        if (!m->damon)
+                return json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:[],s:[],s:i,s:i,s:i,s:[]}", "role", "off",
+                                 "reason", "not started", "running", 0, "commits", 0, "commits_skipped", 0,
+                                 "goal_feeds", 0, "read_backs", 0, "errors", "targets", "hot_fraction", 0,
+                                 "last_commit_usec", 0, "max_nr_accesses", 0, "regions");
+        if (damon_thread_with_view(m->damon, damon_view_to_json, &reply) < 0)
+                return NULL;
+        return reply;
+}
+
 json_t *api_event_to_json(const struct hub_event *e) {
         json_t *o = json_pack("{s:s,s:I}", "kind", hub_event_kind_name(e->kind),
                               "timestamp_usec", (json_int_t) e->timestamp_usec);

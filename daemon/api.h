@@ -20,4 +20,7 @@ json_t *api_get_targets(struct manager *m);
 /* -ENOENT when @target (>= 0) is not monitored; @target < 0 means all. */
 int api_get_regions(struct manager *m, int64_t target, size_t limit, json_t **ret);
 
+/* GetDamonView(); NULL on -ENOMEM. */
+json_t *api_get_damon_view(struct manager *m);
+
 json_t *api_event_to_json(const struct hub_event *e);

@@ -264,3 +264,52 @@ void log_tracker_recovered(uint64_t stalled_ms) {
         entry_add(&e, "DAMON_PERFD_STALL_MSEC=%" PRIu64, stalled_ms);
         entry_send(&e);
 }
+
+void log_damon_role(const char *role, int kdamond, const char *reason) {
+        struct entry e;
+
+        if (LOG_NOTICE > max_level)
+                return;
+        entry_begin(&e, LOG_NOTICE, LOG_MESSAGE_DAMON_ROLE, "DAMON: %s: %s", role, reason);
+        entry_add(&e, "DAMON_PERFD_DAMON_ROLE=%s", role);
+        entry_add(&e, "DAMON_PERFD_KDAMOND=%d", kdamond);
+        entry_send(&e);
+}
+
+void log_damon_error(const char *step, int error, int kdamond, uint64_t count) {
+        struct entry e;
+
+        if (LOG_WARNING > max_level)
+                return;
+        if (strcmp(step, "kdamond-stopped") == 0)
+                entry_begin(&e, LOG_WARNING, LOG_MESSAGE_DAMON_ERROR,
+                            "DAMON: kdamond %d stopped without us (every target exited, or it was turned off); "
+                            "if it is ours, the next commit turns it on again", kdamond);
+        else
+                entry_begin(&e, LOG_WARNING, LOG_MESSAGE_DAMON_ERROR,
+                            "DAMON: %s failed: %s (kdamond %d; retrying with backoff, further failures of this "
+                            "kind are only counted)", step, strerror(error), kdamond);
+        entry_add(&e, "DAMON_PERFD_DAMON_STEP=%s", step);
+        entry_add(&e, "DAMON_PERFD_ERRNO=%d", error);
+        entry_add(&e, "DAMON_PERFD_KDAMOND=%d", kdamond);
+        entry_add(&e, "DAMON_PERFD_COUNT=%" PRIu64, count);
+        entry_send(&e);
+}
+
+void log_damon_restored(const char *role, int kdamond, int error) {
+        struct entry e;
+        int priority = error ? LOG_ERR : LOG_NOTICE;
+
+        if (priority > max_level)
+                return;
+        if (error)
+                entry_begin(&e, priority, LOG_MESSAGE_DAMON_RESTORED,
+                            "DAMON: restoring %s kdamond %d failed: %s", role, kdamond, strerror(error));
+        else
+                entry_begin(&e, priority, LOG_MESSAGE_DAMON_RESTORED,
+                            "DAMON: restored %s kdamond %d", role, kdamond);
+        entry_add(&e, "DAMON_PERFD_DAMON_ROLE=%s", role);
+        entry_add(&e, "DAMON_PERFD_KDAMOND=%d", kdamond);
+        entry_add(&e, "DAMON_PERFD_ERRNO=%d", error);
+        entry_send(&e);
+}

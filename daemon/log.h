@@ -23,6 +23,9 @@
 #define LOG_MESSAGE_SAMPLES_LOST        "1f327ee72adc4f88bd02ecb151394f20"
 #define LOG_MESSAGE_TRACKER_STALLED     "2b3f2e6516714e48a3e5c1f89a98deed"
 #define LOG_MESSAGE_TRACKER_RECOVERED   "f2632e5cfb3d4dc0aea209a924715113"
+#define LOG_MESSAGE_DAMON_ROLE          "adafc94ff55a4021af177fa61d96c7b9"
+#define LOG_MESSAGE_DAMON_ERROR         "57e77db36b5e4402959045569df30014"
+#define LOG_MESSAGE_DAMON_RESTORED      "57e08611a71a4f20a7596b5a67df26e5"
 
 /* Under systemd (stderr connected to the journal) entries go to journald with
  * structured fields; in a foreground run they are readable lines on stderr. */
@@ -64,3 +67,10 @@ void log_samples_lost(int cpu, uint64_t overflow, uint64_t lost, uint64_t lost_s
  * the service watchdog (0: none), whose pings stop meanwhile. */
 void log_tracker_stalled(uint64_t age_ms, uint64_t watchdog_usec);
 void log_tracker_recovered(uint64_t stalled_ms);
+
+/* DAMON: what the daemon does with it (owned, attached, observe-only, off)
+ * and why; a failing step, once per cause; and the restore on stop.
+ * @kdamond is -1 when none is involved. */
+void log_damon_role(const char *role, int kdamond, const char *reason);
+void log_damon_error(const char *step, int error, int kdamond, uint64_t count);
+void log_damon_restored(const char *role, int kdamond, int error);

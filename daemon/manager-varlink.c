@@ -53,6 +53,11 @@ static int method_get_targets(struct dp_varlink_call *call, json_t *parameters, 
         return reply_json(call, api_get_targets(userdata));
 }
 
+static int method_get_damon_view(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
+        (void) parameters;
+        return reply_json(call, api_get_damon_view(userdata));
+}
+
 static int method_get_regions(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         json_t *target = json_object_get(parameters, "target"), *limit = json_object_get(parameters, "limit");
         int64_t t = json_is_integer(target) ? json_integer_value(target) : -1;
@@ -222,6 +227,7 @@ int manager_varlink_start(struct manager *m) {
                 { "io.damon.perfd.GetCPUs", method_get_cpus, 0 },
                 { "io.damon.perfd.GetTargets", method_get_targets, 0 },
                 { "io.damon.perfd.GetRegions", method_get_regions, 0 },
+                { "io.damon.perfd.GetDamonView", method_get_damon_view, 0 },
                 { "io.damon.perfd.Monitor", method_monitor, DP_VARLINK_METHOD_REQUIRES_MORE },
                 { "io.damon.perfd.Reload", method_reload, 0 },
         };

@@ -151,6 +151,12 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         }
         log_debug("started %zu/%zu CPUs with %s (%s)", running, m->n, m->source->name, m->source->description);
 
+        r = damon_thread_start(&m->o.config, m->tracker, &m->damon);
+        if (r < 0) {
+                log_error("cannot start the DAMON thread: %s", strerror(-r));
+                goto fail;
+        }
+
         *ret = m;
         return 0;
 
@@ -350,6 +356,8 @@ static void stop_pipeline(struct manager *m) {
                 log_warning("cannot wake the readers: %m; they stop within %u ms", m->o.config.poll_ms);
         for (size_t i = 0; i < m->n; i++)
                 sampler_stop(&m->samplers[i]);
+        /* DAMON is restored before the tracker it reads from goes. */
+        damon_thread_stop(m->damon);
         /* Only now: the readers have pushed their last samples. */
         tracker_thread_stop(m->tracker);
 }
@@ -596,6 +604,7 @@ out:
 void manager_free(struct manager *m) {
         if (!m)
                 return;
+        damon_thread_free(m->damon);
         if (m->tracker) {
                 tracker_thread_stop(m->tracker);
                 tracker_thread_free(m->tracker);

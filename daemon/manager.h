@@ -10,6 +10,7 @@
 #include "damon-perfd/config.h"
 #include "damon-perfd/cpu-list.h"
 #include "damon-perfd/stats.h"
+#include "damon-thread.h"
 #include "event-hub.h"
 #include "pmu-select.h"
 #include "sampler.h"
@@ -61,6 +62,7 @@ struct manager {
         int stop_fd;
         atomic_bool readers_stop;
         struct tracker_thread *tracker;
+        struct damon_thread *damon;     /* the only writer of DAMON sysfs */
         struct event_hub *hub;
 
         sd_event *event;

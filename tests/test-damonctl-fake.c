@@ -101,6 +101,24 @@ static json_t *regions_json(json_t *parameters) {
                          5000, "aggr_interval_usec", 100000);
 }
 
+static json_t *damon_view_json(bool broken) {
+        json_t *regions = json_array();
+
+        for (int i = 0; i < 2; i++)
+                json_array_append_new(regions, json_pack("{s:i,s:I,s:I,s:i,s:i,s:i,s:i,s:I}", "target", 42, "start",
+                                                         (json_int_t) 0x7f0000000000 + i * 0x100000, "end",
+                                                         (json_int_t) 0x7f0000100000 + i * 0x100000,
+                                                         "damon_nr_accesses", 18 - 16 * i, "damon_age", 3 + i,
+                                                         "pmu_nr_accesses", 20 - 20 * i, "pmu_samples", 640 - 640 * i,
+                                                         "pmu_bytes", (json_int_t) 0x100000));
+        return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i}],s:[i],s:i,s:I,s:i,s:o}",
+                         "role", "owned", "reason", "no kdamond existed", "kdamond", 0, "context", 0, "running", 1,
+                         "commits", 7, "commits_skipped", 23, "goal_feeds", 0, "read_backs", broken ? -1 : 30,
+                         "errors", "step", "commit", "errno", 16, "count", 2, "targets", 42, "hot_fraction", 5000,
+                         "last_commit_usec", (json_int_t) 1700000000000000, "max_nr_accesses", 20,
+                         broken ? "regionz" : "regions", regions);
+}
+
 static json_t *event_json(int i, bool samples) {
         if (samples)
                 return json_pack("{s:{s:s,s:I,s:i,s:i,s:I}}", "event", "kind", "sample", "timestamp_usec",
@@ -153,6 +171,8 @@ static bool answer(int fd, json_t *call, enum fake_mode mode, int *n_stats) {
                                             false);
                 return send_message(fd, regions_json(parameters), NULL, false);
         }
+        if (strcmp(method, "io.damon.perfd.GetDamonView") == 0)
+                return send_message(fd, damon_view_json(mode == FAKE_BROKEN), NULL, false);
         if (strcmp(method, "io.damon.perfd.Monitor") == 0) {
                 if (!json_is_true(json_object_get(call, "more")))
                         return send_message(fd, NULL, "org.varlink.service.ExpectedMore", false);
@@ -447,6 +467,40 @@ START_TEST(test_cpus_targets_regions) {
 }
 END_TEST
 
+START_TEST(test_damon_view) {
+        _cleanup_free_ char *log = NULL;
+        struct fake f;
+        struct run r;
+
+        fake_start(&f, FAKE_GOOD);
+        r = RUN(&f, "damon");
+        ck_assert_int_eq(r.status, 0);
+        assert_contains(r.out, "DAMON: owned, kdamond 0 (on): no kdamond existed\n");
+        assert_contains(r.out, "Targets: 42; hot fraction 50.00% (PMU)\n");
+        assert_contains(r.out, "Commits: 7 (23 skipped: no material change); quota goal feeds: 0; read-backs: 30\n");
+        assert_contains(r.out, "Failed: commit: Device or resource busy, 2 times\n");
+        /* DAMON's count and the PMU's side by side, with their bars. */
+        assert_contains(r.out, "│ 0x7f0000000000 │ 0x7f0000100000 │ 1.0 MiB │    18 │ █████████  │  20 │ ██████████ │");
+        assert_contains(r.out, "2 regions as DAMON reports them");
+        log = slurp(f.log);
+        assert_contains(log, "{\"method\":\"io.damon.perfd.GetDamonView\"}\n");
+        run_done(&r);
+
+        r = RUN(&f, "--json", "damon");
+        ck_assert_int_eq(r.status, 0);
+        assert_contains(r.out, "\"role\": \"owned\"");
+        run_done(&r);
+        fake_stop(&f);
+
+        fake_start(&f, FAKE_BROKEN);
+        r = RUN(&f, "damon");
+        ck_assert_int_eq(r.status, 1);
+        assert_contains(r.err, "invalid reply from damon-perfd");
+        run_done(&r);
+        fake_stop(&f);
+}
+END_TEST
+
 START_TEST(test_reload_denied) {
         struct fake f;
         struct run r;
@@ -673,6 +727,7 @@ int main(void) {
         tcase_add_test(tc, test_stats_textfile);
         tcase_add_test(tc, test_stats_interval);
         tcase_add_test(tc, test_cpus_targets_regions);
+        tcase_add_test(tc, test_damon_view);
         tcase_add_test(tc, test_reload_denied);
         tcase_add_test(tc, test_monitor_interrupted);
         tcase_add_test(tc, test_stats_interval_interrupted);

@@ -78,6 +78,9 @@ static void emit_all(void) {
         log_samples_lost(2, 10, 3, 300, 10);
         log_tracker_stalled(12000, 30000000);
         log_tracker_recovered(15000);
+        log_damon_role("observe-only", -1, "kdamond 0 is running (pid 9) and is not ours: observe only");
+        log_damon_error("commit", EBUSY, 0, 1);
+        log_damon_restored("owned", 0, 0);
         log_set_journal_sink(NULL);
 }
 
@@ -98,7 +101,7 @@ static const struct captured *find_entry(const char *message_id) {
 
 START_TEST(test_every_entry_has_the_common_fields) {
         emit_all();
-        ck_assert_uint_eq(n_entries, 10);
+        ck_assert_uint_eq(n_entries, 13);
         for (size_t i = 0; i < n_entries; i++) {
                 const char *id = field(&entries[i], "MESSAGE_ID"), *message = field(&entries[i], "MESSAGE");
                 const char *priority = field(&entries[i], "PRIORITY");
@@ -129,6 +132,25 @@ START_TEST(test_cpu_transition_fields) {
         assert_field(c, "DAMON_PERFD_PMU", "software");
         ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "CPU7: BOUND -> ERROR"));
         ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), strerror(EACCES)));
+}
+END_TEST
+
+START_TEST(test_damon_event_fields) {
+        const struct captured *c;
+
+        emit_all();
+        c = find_entry(LOG_MESSAGE_DAMON_ROLE);
+        assert_field(c, "DAMON_PERFD_DAMON_ROLE", "observe-only");
+        assert_field(c, "DAMON_PERFD_KDAMOND", "-1");
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "is not ours: observe only"));
+        c = find_entry(LOG_MESSAGE_DAMON_ERROR);
+        assert_field(c, "PRIORITY", "4");
+        assert_field(c, "DAMON_PERFD_DAMON_STEP", "commit");
+        assert_field(c, "DAMON_PERFD_ERRNO", "16");
+        assert_field(c, "DAMON_PERFD_COUNT", "1");
+        c = find_entry(LOG_MESSAGE_DAMON_RESTORED);
+        assert_field(c, "DAMON_PERFD_ERRNO", "0");
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "restored owned kdamond 0"));
 }
 END_TEST
 
@@ -289,7 +311,7 @@ START_TEST(test_catalog_covers_every_message_id) {
                 }
                 free(text);
         }
-        ck_assert_uint_eq(ids_in_sources, 10);
+        ck_assert_uint_eq(ids_in_sources, 13);
 
         /* ... and nothing else in the catalog. */
         for (const char *p = catalog; (p = strstr(p, "\n-- ")); p++) {
@@ -362,7 +384,7 @@ START_TEST(test_journalctl_accepts_catalog) {
         ck_assert_int_eq(pclose(p), 0);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
         ck_assert_int_eq(system(cmd), 0);
-        ck_assert_uint_eq(listed, 10);
+        ck_assert_uint_eq(listed, 13);
 }
 END_TEST
 
@@ -372,6 +394,7 @@ int main(void) {
 
         tcase_add_test(tc, test_every_entry_has_the_common_fields);
         tcase_add_test(tc, test_cpu_transition_fields);
+        tcase_add_test(tc, test_damon_event_fields);
         tcase_add_test(tc, test_other_event_fields);
         tcase_add_test(tc, test_max_level_filters);
         tcase_add_test(tc, test_foreground_lines);

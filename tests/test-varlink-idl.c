@@ -59,8 +59,8 @@ START_TEST(test_our_interface) {
                 types += iface->members[i].kind == DP_VARLINK_MEMBER_TYPE;
                 errors += iface->members[i].kind == DP_VARLINK_MEMBER_ERROR;
         }
-        ck_assert_uint_eq(methods, 6);
-        ck_assert_uint_eq(types, 8);
+        ck_assert_uint_eq(methods, 7);
+        ck_assert_uint_eq(types, 10);
         ck_assert_uint_eq(errors, 2);
 
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Source");

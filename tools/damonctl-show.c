@@ -265,3 +265,128 @@ out:
         json_decref(reply);
         return k;
 }
+
+static int add_damon_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
+        int64_t target, start, end, damon_nr, damon_age, pmu_nr, pmu_samples;
+        char where[32], size[DP_FORMAT_BYTES_MAX], damon_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)],
+                pmu_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
+        uint64_t scale = (uint64_t) DP_MAX(max_nr_accesses, 1);
+        int k, r;
+
+        snprintf(where, sizeof(where), "regions[%zu]", i);
+        if (!json_is_object(region))
+                return ctl_bad_reply("%s: expected an object", where);
+        if ((k = ctl_get_int(region, where, "target", &target)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "start", &start)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "end", &end)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "damon_nr_accesses", &damon_nr)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "damon_age", &damon_age)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "pmu_nr_accesses", &pmu_nr)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "pmu_samples", &pmu_samples)) != CTL_EXIT_OK)
+                return k;
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, target)) < 0 ||
+            (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) start)) < 0 ||
+            (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) end)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) end - (uint64_t) start, size, sizeof(size)))) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, damon_nr)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(damon_nr, 0), scale, BAR_WIDTH, damon_bar,
+                                                    sizeof(damon_bar)))) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, pmu_nr)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(pmu_nr, 0), scale, BAR_WIDTH, pmu_bar,
+                                                    sizeof(pmu_bar)))) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, pmu_samples)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, damon_age)) < 0)
+                return table_failed(r);
+        return CTL_EXIT_OK;
+}
+
+/* The role line, the counters, and each failing step with its count. */
+static int print_damon_summary(json_t *reply) {
+        const char *role, *reason;
+        int64_t kdamond = -1, commits, skipped, feeds, read_backs, hot, last_commit;
+        bool has_kdamond = false;
+        json_t *errors, *targets, *e;
+        size_t i;
+        int k;
+
+        if ((k = ctl_get_string(reply, "GetDamonView", "role", &role)) != CTL_EXIT_OK ||
+            (k = ctl_get_string(reply, "GetDamonView", "reason", &reason)) != CTL_EXIT_OK ||
+            (k = ctl_get_optional_int(reply, "GetDamonView", "kdamond", &kdamond, &has_kdamond)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "commits", &commits)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "commits_skipped", &skipped)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "goal_feeds", &feeds)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "read_backs", &read_backs)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "hot_fraction", &hot)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "last_commit_usec", &last_commit)) != CTL_EXIT_OK ||
+            (k = ctl_get_array(reply, "GetDamonView", "errors", &errors)) != CTL_EXIT_OK ||
+            (k = ctl_get_array(reply, "GetDamonView", "targets", &targets)) != CTL_EXIT_OK)
+                return k;
+
+        if (has_kdamond)
+                printf("DAMON: %s, kdamond %" PRIi64 " (%s): %s\n", role, kdamond,
+                       json_is_true(json_object_get(reply, "running")) ? "on" : "off", reason);
+        else
+                printf("DAMON: %s: %s\n", role, reason);
+        printf("Targets:");
+        json_array_foreach(targets, i, e)
+                printf(" %" PRIi64, (int64_t) json_integer_value(e));
+        printf("%s; hot fraction %.2f%% (PMU)\n", json_array_size(targets) ? "" : " none", (double) hot / 100.0);
+        printf("Commits: %" PRIi64 " (%" PRIi64 " skipped: no material change); quota goal feeds: %" PRIi64
+               "; read-backs: %" PRIi64 "\n", commits, skipped, feeds, read_backs);
+        json_array_foreach(errors, i, e) {
+                const char *step;
+                int64_t error, count;
+                char where[32];
+
+                snprintf(where, sizeof(where), "errors[%zu]", i);
+                if ((k = ctl_get_string(e, where, "step", &step)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(e, where, "errno", &error)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(e, where, "count", &count)) != CTL_EXIT_OK)
+                        return k;
+                printf("Failed: %s: %s, %" PRIi64 " time%s\n", step, strerror((int) error), count,
+                       count == 1 ? "" : "s");
+        }
+        return CTL_EXIT_OK;
+}
+
+int ctl_damon(struct ctl *ctl) {
+        static const char *const headers[] = { "TARGET", "START", "END", "SIZE", "DAMON", "", "PMU", "",
+                                               "SAMPLES", "AGE" };
+        static const size_t right[] = { 0, 3, 4, 6, 8, 9 };
+        _cleanup_table_ struct dp_table *t = NULL;
+        json_t *reply = NULL, *regions, *region;
+        int64_t max_nr_accesses;
+        size_t i;
+        int k;
+
+        k = fetch(ctl, "GetDamonView", NULL, &reply);
+        if (k != CTL_EXIT_OK || !reply)
+                return k;
+        if ((k = print_damon_summary(reply)) != CTL_EXIT_OK ||
+            (k = ctl_get_array(reply, "GetDamonView", "regions", &regions)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(reply, "GetDamonView", "max_nr_accesses", &max_nr_accesses)) != CTL_EXIT_OK)
+                goto out;
+        if (json_array_size(regions) == 0) {
+                printf("No DAMON regions to show%s.\n",
+                       json_is_true(json_object_get(reply, "running")) ? " yet" : ": no kdamond of ours runs");
+                goto out;
+        }
+        k = new_table(headers, DP_ARRAY_SIZE(headers), right, DP_ARRAY_SIZE(right), &t);
+        if (k != CTL_EXIT_OK)
+                goto out;
+        json_array_foreach(regions, i, region) {
+                if (ctl->top > 0 && i >= ctl->top)
+                        break;
+                k = add_damon_row(t, region, i, max_nr_accesses);
+                if (k != CTL_EXIT_OK)
+                        goto out;
+        }
+        k = write_table(t);
+        if (k == CTL_EXIT_OK)
+                printf("%zu region%s as DAMON reports them; DAMON and PMU columns: sampling intervals with an "
+                       "access per aggregation (of %" PRIi64 ")\n", dp_table_rows(t), dp_table_rows(t) == 1 ? "" : "s",
+                       max_nr_accesses);
+out:
+        json_decref(reply);
+        return k;
+}

@@ -24,6 +24,8 @@ static void help(FILE *f) {
                 "  cpus                   Every CPU's sampler: state, failure, PMU, ring\n"
                 "  targets                The monitored address spaces\n"
                 "  regions                Regions, hottest first\n"
+                "  damon                  DAMON's regions beside the PMU's, and what the daemon does\n"
+                "                         with DAMON (owned, attached, observe-only, off)\n"
                 "  monitor                Follow state changes (and samples) until Ctrl-C\n"
                 "  reload                 Re-read targets and retry CPUs in ERROR (root only)\n\n"
                 "Options:\n"
@@ -41,7 +43,7 @@ static void help(FILE *f) {
                 "                         textfile collector (implies --prometheus)\n"
                 "regions:\n"
                 "     --target=PID        Only this target (0: the physical address space)\n"
-                "     --top=N             At most N regions\n"
+                "     --top=N             At most N regions (also for damon)\n"
                 "monitor:\n"
                 "     --samples           Also show sampled records and misses\n"
                 "     --max-per-second=N  At most N sampled records per second\n\n"
@@ -78,6 +80,7 @@ static const struct {
         { "cpus",    ctl_cpus,    {} },
         { "targets", ctl_targets, {} },
         { "regions", ctl_regions, { ARG_TARGET, ARG_TOP } },
+        { "damon",   ctl_damon,   { ARG_TOP } },
         { "monitor", ctl_monitor, { ARG_SAMPLES, ARG_MAX_PER_SECOND } },
         { "reload",  ctl_reload,  {} },
 };
@@ -107,7 +110,7 @@ static int usage_error(const char *format, ...) {
         vfprintf(stderr, format, ap);
         va_end(ap);
         fputs("\n"
-              "usage: damonctl [--address=unix:PATH] [--json] {stats|cpus|targets|regions|monitor|reload} ...\n"
+              "usage: damonctl [--address=unix:PATH] [--json] {stats|cpus|targets|regions|damon|monitor|reload} ...\n"
               "See 'damonctl --help'.\n", stderr);
         return CTL_EXIT_USAGE;
 }

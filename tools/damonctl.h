@@ -93,5 +93,6 @@ int ctl_stats(struct ctl *ctl);
 int ctl_cpus(struct ctl *ctl);
 int ctl_targets(struct ctl *ctl);
 int ctl_regions(struct ctl *ctl);
+int ctl_damon(struct ctl *ctl);
 int ctl_monitor(struct ctl *ctl);
 int ctl_reload(struct ctl *ctl);

@@ -1,0 +1,381 @@
+#!/bin/sh
+# The qemu guest's /init (busybox sh): runs damon-perfd against the guest
+# kernel's real DAMON and checks what the daemon did there, from DAMON's own
+# sysfs.  Prints one line per assertion,
+#   DP-QEMU: PASS <case>: <assertion>
+#   DP-QEMU: FAIL <case>: <assertion>: <detail>
+# then "DP-QEMU: DONE", and powers the guest off.  tests/qemu/run counts them.
+#
+# This script writes DAMON sysfs freely: it must only ever run inside the
+# throw-away guest, never on a real machine (whose kdamonds are not ours).
+
+if [ "$$" -ne 1 ] || [ ! -e /etc/damon-perfd-qemu-guest ]; then
+        echo "guest-test.sh: refusing to run: this is the qemu guest's /init only" >&2
+        exit 1
+fi
+
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t devtmpfs devtmpfs /dev
+# The initramfs has no /dev/console of its own (building it needs no root), so
+# the kernel started us without stdio.
+exec </dev/console >/dev/console 2>&1
+# The firmware's last output has no line end: start our first line afresh.
+echo
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+# Keep kernel messages from splitting our lines on the serial console.
+echo 1 > /proc/sys/kernel/printk
+
+ADMIN=/sys/kernel/mm/damon/admin
+KD=$ADMIN/kdamonds
+CTX=$KD/0/contexts/0
+CONF=/etc/damon-perfd-test
+export DAMON_PERFD_ADDRESS=unix:/run/dp.sock
+# 4 pages: how far a committed region boundary may be from the hot area's.
+SLACK=16384
+# TCG is slow: how long hints get to settle before the checks give up.
+# (Kernel parameters such as DP_OWN_WAIT=60 reach us as environment.)
+OWN_WAIT=${DP_OWN_WAIT:-30}
+FOREIGN_WAIT=${DP_FOREIGN_WAIT:-5}
+
+case_failed=0
+
+pass() {
+        echo "DP-QEMU: PASS $case: $1"
+}
+
+fail() {
+        echo "DP-QEMU: FAIL $case: $1: $2"
+        case_failed=1
+}
+
+# expect ASSERTION DETAIL COMMAND...: PASS if COMMAND succeeds, else FAIL with DETAIL.
+expect() {
+        assertion=$1 detail=$2
+        shift 2
+        if "$@"; then pass "$assertion"; else fail "$assertion" "$detail"; fi
+}
+
+info() {
+        echo "DP-QEMU: INFO $case: $*"
+}
+
+# Prints a file's lines prefixed, so that a CI log shows what the daemon said.
+show_log() {
+        sed "s/^/DP-QEMU: LOG $case: $1: /" "$2"
+}
+
+# DAMON's sysfs answers EBUSY while a kdamond command (the daemon's commit or
+# read-back) is in flight, so reads and writes get a second chance, and more.
+read_file() {
+        for _ in 1 2 3 4 5 6 7 8 9 10; do
+                cat "$1" 2>/dev/null && return 0
+                [ -e "$1" ] || break
+                sleep 0.1
+        done
+        echo "<unreadable>"
+}
+
+# write_file VALUE FILE: on failure, says why on stdout.
+write_file() {
+        for _ in 1 2 3 4 5 6 7 8 9 10; do
+                err=$( (echo "$1" > "$2") 2>&1 ) && return 0
+                [ -e "$2" ] || break
+                sleep 0.1
+        done
+        echo "cannot write '$1' to ${2#"$ADMIN"/}: ${err:-no such file}"
+        return 1
+}
+
+# Turns every kdamond off and removes them, so that each case starts from
+# a kernel without kdamonds whatever the last one left behind.  The daemon's
+# state file goes too: it would make the next daemon recover the last one's
+# kdamond instead of meeting the situation the case sets up.
+damon_reset() {
+        for state in "$KD"/[0-9]*/state; do
+                [ "$(read_file "$state")" = on ] && write_file off "$state"
+        done
+        write_file 0 "$KD/nr_kdamonds" > /dev/null
+        rm -f /run/damon-perfd/damon.state
+}
+
+# start_workload: the workload in the background; sets wl_pid, hot_start, hot_end.
+start_workload() {
+        # A file of the case's own: the shell may look before the child has
+        # truncated a file an earlier case left.
+        wl_out=/run/workload-$case.json
+        damon-perfd-workload --hot-mib 4 --cold-mib 16 > "$wl_out" 2> "$wl_out.err" &
+        wl_job=$!
+        # It prints once its cold area is touched: seconds under a busy TCG.
+        for _ in $(seq 300); do
+                [ -s "$wl_out" ] && break
+                sleep 0.1
+        done
+        # shellcheck disable=SC2046 # split into pid, start, end on purpose
+        set -- $(sed -n 's/.*"pid": *\([0-9]*\),.*"hot": *\[\([0-9]*\), *\([0-9]*\)\].*/\1 \2 \3/p' "$wl_out")
+        wl_pid=${1:-0} hot_start=${2:-0} hot_end=${3:-0}
+        expect "the workload reports its pid and hot area" "got '$(cat "$wl_out" "$wl_out.err")'" \
+                [ "$wl_pid" = "$wl_job" -a "$hot_end" -gt "$hot_start" ]
+}
+
+stop_workload() {
+        kill "$wl_job" 2>/dev/null
+        wait "$wl_job" 2>/dev/null
+}
+
+# start_daemon CONFIG: the daemon in the background, logging to /run/dp-<case>.log.
+start_daemon() {
+        daemon_log=/run/dp-$case.log
+        damon-perfd --config="$1" > "$daemon_log" 2>&1 &
+        daemon_pid=$!
+}
+
+# stop_daemon: SIGTERM by pid, then its exit status in daemon_status; a daemon
+# that does not exit within 20 s is killed (status 137).
+stop_daemon() {
+        kill -TERM "$daemon_pid" 2>/dev/null
+        (sleep 20; kill -KILL "$daemon_pid" 2>/dev/null) &
+        watchdog=$!
+        wait "$daemon_pid"
+        daemon_status=$?
+        kill "$watchdog" 2>/dev/null
+        wait "$watchdog" 2>/dev/null
+}
+
+# Alive, not a zombie: a child that died stays visible to kill -0 until it
+# is waited for.
+running() {
+        [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$1/stat")" != Z ]
+}
+
+abs_diff() {
+        d=$(($1 - $2))
+        echo $((d < 0 ? -d : d))
+}
+
+# find_target: the directory of the own kdamond's target whose pid_target is
+# the workload's, in target_dir (empty if none).
+find_target() {
+        target_dir=
+        for t in "$CTX"/targets/[0-9]*; do
+                [ "$(read_file "$t/pid_target")" = "$wl_pid" ] && target_dir=$t
+        done
+}
+
+find_target_found() {
+        find_target
+        [ -n "$target_dir" ]
+}
+
+# near_boundary ADDRESS: is some committed region of target_dir starting or
+# ending within SLACK bytes of ADDRESS?
+near_boundary() {
+        [ -n "$target_dir" ] || return 1
+        for r in "$target_dir"/regions/[0-9]*; do
+                for b in "$(read_file "$r/start")" "$(read_file "$r/end")"; do
+                        case $b in *[!0-9]*|'') continue ;; esac
+                        [ "$(abs_diff "$b" "$1")" -le "$SLACK" ] && return 0
+                done
+        done
+        return 1
+}
+
+# Every file of kdamond 0 with its value (tried regions aside: there may be
+# thousands), for a failure's log: what the daemon left in DAMON, before its
+# stop takes it away.
+show_kdamond() {
+        [ -d "$KD/0" ] || return 0
+        find "$KD/0" -type f | grep -v '/tried_regions/[0-9]' | sort | while read -r f; do
+                echo "DP-QEMU: LOG $case: sysfs: ${f#"$ADMIN"/}=$(read_file "$f" | head -n 1)"
+        done
+}
+
+# The committed regions of target_dir, for a failure's detail.
+regions_of_target() {
+        [ -n "$target_dir" ] || { echo "no target"; return; }
+        for r in "$target_dir"/regions/[0-9]*; do
+                [ -e "$r/start" ] && printf '[%s,%s) ' "$(read_file "$r/start")" "$(read_file "$r/end")"
+        done
+        echo "nr_regions=$(read_file "$target_dir/regions/nr_regions")"
+}
+
+# target_near ADDRESS: the workload's target, looked up afresh, has a
+# committed region boundary near ADDRESS.
+target_near() {
+        find_target
+        near_boundary "$1"
+}
+
+hints_settled() {
+        [ "$(read_file "$KD/nr_kdamonds")" = 1 ] && [ "$(read_file "$KD/0/state")" = on ] || return 1
+        target_near "$hot_start" && target_near "$hot_end"
+}
+
+# eventually COMMAND...: COMMAND succeeds within 3 s.  The daemon rewrites
+# its targets and regions every HintIntervalSec (writing nr_regions recreates
+# the region directories, empty) and each read-back empties tried_regions
+# before filling it again: one look may fall in between.
+eventually() {
+        for _ in $(seq 30); do
+                "$@" && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+tried_regions_exist() {
+        [ -f "$CTX/schemes/0/tried_regions/0/start" ]
+}
+
+case_boot() {
+        case=boot
+        expect "DAMON sysfs is present" "$KD/nr_kdamonds is missing: is CONFIG_DAMON_SYSFS on?" \
+                [ -f "$KD/nr_kdamonds" ]
+        expect "no kdamond exists at boot" "nr_kdamonds=$(read_file "$KD/nr_kdamonds")" \
+                [ "$(read_file "$KD/nr_kdamonds")" = 0 ]
+}
+
+# The daemon creates its own kdamond, commits the workload's hot area as
+# region hints, reads DAMON's view back, and removes the kdamond on stop.
+case_own() {
+        case=own case_failed=0
+        damon_reset
+        start_daemon "$CONF/own.conf"
+        start_workload
+        waited=0
+        while [ "$waited" -lt "$OWN_WAIT" ] && running "$daemon_pid" && ! hints_settled; do
+                sleep 1
+                waited=$((waited + 1))
+        done
+        info "waited ${waited}s for the hints"
+        expect "the daemon is running" "it exited early" running "$daemon_pid"
+
+        nr=$(read_file "$KD/nr_kdamonds")
+        expect "nr_kdamonds is 1" "nr_kdamonds=$nr" [ "$nr" = 1 ]
+        state=$(read_file "$KD/0/state")
+        expect "kdamonds/0/state is on" "state=$state" [ "$state" = on ]
+        pids=$(for t in "$CTX"/targets/[0-9]*; do [ -e "$t" ] && read_file "$t/pid_target"; done | tr '\n' ' ')
+        expect "a target's pid_target is the workload's pid" "workload pid $wl_pid, pid_targets: ${pids:-none}" \
+                eventually find_target_found
+        regions=$(find_target; regions_of_target)
+        expect "a committed region boundary lies within 16 KiB of the hot area's start" \
+                "hot area [$hot_start,$hot_end), regions $regions" eventually target_near "$hot_start"
+        expect "a committed region boundary lies within 16 KiB of the hot area's end" \
+                "hot area [$hot_start,$hot_end), regions $regions" eventually target_near "$hot_end"
+
+        if damonctl damon > /run/damonctl.out 2>&1 || damonctl --json damon > /run/damonctl.out 2>&1; then
+                pass "damonctl damon exits 0"
+        else
+                fail "damonctl damon exits 0" "status $?: $(head -n 1 /run/damonctl.out)"
+                show_log damonctl /run/damonctl.out
+        fi
+
+        tried=no
+        eventually tried_regions_exist && tried=yes
+        if [ "$tried" = no ] && [ "$(read_file "$KD/0/state")" = on ]; then
+                # The daemon reads back on its own schedule; ask DAMON directly.
+                info "no tried_regions seen; writing update_schemes_tried_regions"
+                why=$(write_file update_schemes_tried_regions "$KD/0/state") || info "$why"
+                eventually tried_regions_exist && tried=yes
+        fi
+        expect "scheme 0 has tried regions" \
+                "$CTX/schemes/0/tried_regions/0/start is missing (nr_schemes=$(read_file "$CTX/schemes/nr_schemes"))" \
+                [ "$tried" = yes ]
+
+        [ "$case_failed" = 0 ] || show_kdamond
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        nr=$(read_file "$KD/nr_kdamonds") state=$(read_file "$KD/0/state")
+        expect "the kdamond is off or gone after stop" "nr_kdamonds=$nr, state=$state" \
+                [ "$nr" = 0 -o "$state" = off ]
+
+        stop_workload
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+}
+
+# snapshot DIR: a copy of every regular file under DAMON's admin directory.
+snapshot() {
+        rm -rf "$1"
+        find "$ADMIN" -type f | sort > "$1.list"
+        while read -r f; do
+                mkdir -p "$1${f%/*}"
+                read_file "$f" > "$1$f"
+        done < "$1.list"
+}
+
+# foreign_kdamond: kdamond 0 as some other tool would run it, on the
+# physical address space of the first System RAM range.
+foreign_kdamond() {
+        # shellcheck disable=SC2046 # split into start and end on purpose
+        set -- $(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\1 \2/p' /proc/iomem | head -n 1)
+        [ $# = 2 ] || { echo "no System RAM in /proc/iomem"; return 1; }
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file paddr "$CTX/operations" &&
+        write_file 1 "$CTX/targets/nr_targets" &&
+        write_file 1 "$CTX/targets/0/regions/nr_regions" &&
+        write_file $((0x$1)) "$CTX/targets/0/regions/0/start" &&
+        write_file $((0x$2 + 1)) "$CTX/targets/0/regions/0/end" &&
+        write_file on "$KD/0/state"
+}
+
+# With a kdamond the daemon did not create, Mode=own must write nothing at all.
+case_foreign() {
+        case=foreign case_failed=0
+        damon_reset
+        why=$(foreign_kdamond 2>&1)
+        expect "the foreign kdamond is on" "setup failed: $why, state=$(read_file "$KD/0/state")" \
+                [ "$(read_file "$KD/0/state")" = on ]
+
+        # Files that change by themselves (stats, for instance) are left out:
+        # whatever differs between two reads before the daemon starts.
+        snapshot /run/snap-before
+        sleep 1
+        snapshot /run/snap-again
+        : > /run/volatile
+        while read -r f; do
+                cmp -s "/run/snap-before$f" "/run/snap-again$f" || echo "$f" >> /run/volatile
+        done < /run/snap-before.list
+        info "$(wc -l < /run/snap-before.list) files under $ADMIN, $(wc -l < /run/volatile) change by themselves"
+
+        start_workload
+        start_daemon "$CONF/foreign.conf"
+        sleep "$FOREIGN_WAIT"
+        if damonctl stats > /run/damonctl.out 2>&1; then
+                pass "damonctl stats exits 0"
+        else
+                fail "damonctl stats exits 0" "status $?: $(head -n 1 /run/damonctl.out)"
+                show_log damonctl /run/damonctl.out
+        fi
+        expect "the daemon's log says observe-only" "no 'observe' in its log" grep -qi observe "$daemon_log"
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_workload
+
+        snapshot /run/snap-after
+        changed=
+        if ! cmp -s /run/snap-before.list /run/snap-after.list; then
+                changed="the set of files changed: $(diff /run/snap-before.list /run/snap-after.list | grep '^[-+]/' | head -n 5 | tr '\n' ' ')"
+        else
+                while read -r f; do
+                        grep -qxF "$f" /run/volatile && continue
+                        cmp -s "/run/snap-before$f" "/run/snap-after$f" && continue
+                        changed="$changed${f#"$ADMIN"/}: '$(cat "/run/snap-before$f")' -> '$(cat "/run/snap-after$f")'; "
+                done < /run/snap-before.list
+        fi
+        expect "DAMON sysfs is byte-identical after the daemon ran" "$changed" [ -z "$changed" ]
+        state=$(read_file "$KD/0/state")
+        expect "the foreign kdamond is still on" "state=$state" [ "$state" = on ]
+
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        damon_reset
+}
+
+case_boot
+case_own
+case_foreign
+echo "DP-QEMU: DONE"
+poweroff -f
