@@ -3,10 +3,21 @@
 #include <stdlib.h>
 
 #include "api.h"
+#include "privileges.h"
 
 json_t *api_get_stats(struct manager *m) {
+        struct privileges_sets caps;
+        json_t *reply;
+
         manager_collect(m);
-        return dp_stats_to_json(&m->view);
+        reply = dp_stats_to_json(&m->view);
+        /* Read now rather than remembered: what the daemon really holds. */
+        if (reply && (privileges_get(&caps) < 0 ||
+                      json_object_set_new(reply, "capabilities", privileges_to_json(&caps)) < 0)) {
+                json_decref(reply);
+                return NULL;
+        }
+        return reply;
 }
 
 json_t *api_get_cpus(struct manager *m) {

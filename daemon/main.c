@@ -19,7 +19,7 @@ static void help(void) {
                "and tracks DAMON-like hot and cold regions of the sampled address spaces.\n\n"
                "  -h --help                  Show this help\n"
                "     --version               Show the version\n"
-               "     --config=PATH           Read settings from PATH only (default: /etc/damon-perfd.conf\n"
+               "     --config=PATH           Read settings from PATH only (default: " DP_CONFIG_MAIN_FILE "\n"
                "                             and damon-perfd.conf.d/*.conf drop-ins); options override it\n"
                "     --check-config          Check the configuration, print the effective one, and exit\n"
                "     --source=NAME           auto (default: IBS, PEBS, SPE, else pagefault), ibs, pebs,\n"

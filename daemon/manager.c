@@ -18,6 +18,7 @@
 #include "manager-varlink.h"
 #include "manager.h"
 #include "pmu-select.h"
+#include "privileges.h"
 #include "report.h"
 #include "sampler.h"
 #include "tracker-thread.h"
@@ -134,6 +135,12 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 (void) sampler_setup(&m->samplers[i], m->cpus.cpu[i], &so, &m->stats[i], m->stop_fd,
                                      &m->readers_stop);
         }
+
+        /* Samplers open: down to the capabilities the configuration needs, before
+         * the first thread, since capabilities are per thread and inherited. */
+        r = privileges_drop(&m->o.config, m->samplers, m->n, m->o.no_varlink ? NULL : m->o.varlink_group, NULL);
+        if (r < 0)
+                goto fail;
 
         /* The tracker first, so that no queue fills before anyone drains it. */
         r = tracker_thread_start(&m->o.config, m->samplers, m->n, m->hub, &m->tracker);

@@ -70,6 +70,35 @@ static int parse_values(json_t *o, const char *where, struct dp_stats_values *re
         return 0;
 }
 
+static int get_names(json_t *o, const char *key, json_t **ret, char *error, size_t error_size) {
+        json_t *a = json_object_get(o, key), *name;
+        size_t i;
+
+        if (!json_is_array(a))
+                return bad(error, error_size, "capabilities.%s: expected an array of strings", key);
+        json_array_foreach(a, i, name)
+                if (!json_is_string(name))
+                        return bad(error, error_size, "capabilities.%s[%zu]: expected a string", key, i);
+        *ret = a;
+        return 0;
+}
+
+/* Newer in the interface than the rest of the reply: absent is fine. */
+static int parse_capabilities(json_t *params, struct dp_stats_reply *r, char *error, size_t error_size) {
+        json_t *caps = json_object_get(params, "capabilities");
+        int k;
+
+        if (!caps)
+                return 0;
+        if (!json_is_object(caps))
+                return bad(error, error_size, "capabilities: expected an object");
+        if ((k = get_names(caps, "effective", &r->cap_effective, error, error_size)) < 0 ||
+            (k = get_names(caps, "permitted", &r->cap_permitted, error, error_size)) < 0 ||
+            (k = get_names(caps, "bounding", &r->cap_bounding, error, error_size)) < 0)
+                return k;
+        return 0;
+}
+
 int dp_stats_reply_parse(json_t *params, struct dp_stats_reply *ret, char *error, size_t error_size) {
         struct dp_stats_reply r = {};
         json_t *source, *rate, *cpus, *entry;
@@ -102,6 +131,9 @@ int dp_stats_reply_parse(json_t *params, struct dp_stats_reply *ret, char *error
                 return bad(error, error_size, "GetStats.sample_rate: expected a number");
         r.sample_rate = json_number_value(rate);
         k = parse_values(json_object_get(params, "totals"), "totals", &r.totals, error, error_size);
+        if (k < 0)
+                return k;
+        k = parse_capabilities(params, &r, error, error_size);
         if (k < 0)
                 return k;
 
@@ -291,6 +323,34 @@ static int print_counter_table(FILE *f, const struct dp_stats_reply *r, const st
         return dp_table_write(t, DP_TABLE_BOX, f);
 }
 
+static void print_names(FILE *f, json_t *names) {
+        json_t *name;
+        size_t i;
+
+        if (json_array_size(names) == 0)
+                fputs("none", f);
+        json_array_foreach(names, i, name)
+                fprintf(f, "%s%s", i ? " " : "", json_string_value(name));
+}
+
+static void print_capabilities(FILE *f, const struct dp_stats_reply *r) {
+        if (!r->cap_effective)
+                return;
+        fputs("capabilities: ", f);
+        if (json_equal(r->cap_effective, r->cap_permitted) && json_equal(r->cap_effective, r->cap_bounding)) {
+                print_names(f, r->cap_effective);
+                fputs(" (effective = permitted = bounding)\n", f);
+                return;
+        }
+        fputs("effective ", f);
+        print_names(f, r->cap_effective);
+        fputs("; permitted ", f);
+        print_names(f, r->cap_permitted);
+        fputs("; bounding ", f);
+        print_names(f, r->cap_bounding);
+        fputc('\n', f);
+}
+
 int dp_stats_reply_print(FILE *f, const struct dp_stats_reply *r, const struct dp_stats_rates *rates) {
         static const unsigned cpu_fields[] = { DP_C_CALLBACK, DP_C_ENQUEUE, DP_C_DEQUEUE, DP_C_OVERFLOW, DP_C_MATCH };
         static const char *const cpu_labels[] = { "cb", "enq", "deq", "ovf", "match" };
@@ -317,6 +377,7 @@ int dp_stats_reply_print(FILE *f, const struct dp_stats_reply *r, const struct d
                                             : "   per second over %.2fs",
                         rates->seconds);
         fputc('\n', f);
+        print_capabilities(f, r);
 
         k = print_counter_table(f, r, rates);
         if (k < 0)

@@ -11,6 +11,7 @@
 #include "damon-perfd/macro.h"
 
 #include "check-main.h"
+#include "test-tree.h"
 
 #define MAX_MESSAGES 32
 
@@ -37,6 +38,41 @@ static const char *fixtures(void) {
 
         ck_assert_msg(d, "DP_CONFIG_FIXTURES is not set");
         return d;
+}
+
+/* tests/config/NAME as the build's paths see it, at tmp_root/NAME: its main
+ * file at DP_CONFIG_MAIN_FILE (which follows meson's sysconfdir), its drop-in
+ * directories where they always are; each a symlink into the fixture. */
+static void link_into(const char *rel, const char *target) {
+        char path[PATH_MAX];
+
+        ck_assert((size_t) snprintf(path, sizeof(path), "%s/%s", tmp_root, rel) < sizeof(path));
+        for (char *p = path + strlen(tmp_root) + 1; (p = strchr(p, '/')); p++) {
+                *p = '\0';
+                mkdir(path, 0755);
+                *p = '/';
+        }
+        ck_assert_int_eq(symlink(target, path), 0);
+}
+
+static void views_setup(void) {
+        static const char *const names[] = { "dropins", "errors" };
+        static const char *const dirs[] = { "etc", "run", "usr/local/lib", "usr/lib" };
+        char rel[PATH_MAX], target[PATH_MAX];
+
+        test_tree_make("/tmp/test-config-file-XXXXXX");
+        for (size_t i = 0; i < DP_ARRAY_SIZE(names); i++) {
+                snprintf(rel, sizeof(rel), "%s%s", names[i], DP_CONFIG_MAIN_FILE);
+                snprintf(target, sizeof(target), "%s/%s/etc/damon-perfd.conf", fixtures(), names[i]);
+                link_into(rel, target);
+                for (size_t d = 0; d < DP_ARRAY_SIZE(dirs); d++) {
+                        snprintf(target, sizeof(target), "%s/%s/%s/" DP_CONFIG_DROPIN_DIR_NAME, fixtures(), names[i],
+                                 dirs[d]);
+                        snprintf(rel, sizeof(rel), "%s/%s/" DP_CONFIG_DROPIN_DIR_NAME, names[i], dirs[d]);
+                        if (access(target, F_OK) == 0)
+                                link_into(rel, target);
+                }
+        }
 }
 
 /* Parses one [Section] Key=Value on top of the defaults. */
@@ -337,9 +373,9 @@ START_TEST(test_syntax) {
 END_TEST
 
 START_TEST(test_dropin_order) {
-        char root[PATH_MAX], expect[PATH_MAX + 128];
+        char root[PATH_MAX + 16], expect[PATH_MAX + 256];
         static const char *const tails[] = {
-                "/etc/damon-perfd.conf",
+                DP_CONFIG_MAIN_FILE,
                 "/run/damon-perfd.conf.d/10-early.conf",
                 "/etc/damon-perfd.conf.d/50-ring.conf",
                 "/usr/local/lib/damon-perfd.conf.d/60-local.conf",
@@ -350,7 +386,7 @@ START_TEST(test_dropin_order) {
         char **paths = NULL;
         size_t n = 0;
 
-        snprintf(root, sizeof(root), "%s/dropins", fixtures());
+        snprintf(root, sizeof(root), "%s/dropins", tmp_root);
         ck_assert_int_eq(dp_config_files_list(root, NULL, &paths, collect, &m), 0);
         for (; paths[n]; n++) {
                 ck_assert_uint_lt(n, DP_ARRAY_SIZE(tails));
@@ -367,7 +403,7 @@ START_TEST(test_dropin_order) {
         ck_assert_uint_eq(c.max_targets, 40);           /* 90-last is applied last */
 
         /* --config: that file alone, no drop-ins. */
-        snprintf(expect, sizeof(expect), "%s/etc/damon-perfd.conf", root);
+        snprintf(expect, sizeof(expect), "%s/dropins/etc/damon-perfd.conf", fixtures());
         ck_assert_int_eq(dp_config_load(&c, root, expect, collect, &m), 0);
         ck_assert_uint_eq(c.ring_pages, 2);
         ck_assert_uint_eq(c.queue_capacity, 128);
@@ -409,12 +445,12 @@ START_TEST(test_missing_and_unreadable) {
 END_TEST
 
 START_TEST(test_error_messages) {
-        char root[PATH_MAX], main_file[PATH_MAX + 32], dropin[PATH_MAX + 64], expect[PATH_MAX + 256];
+        char root[PATH_MAX + 16], main_file[PATH_MAX + 256], dropin[PATH_MAX + 64], expect[PATH_MAX + 512];
         struct dp_config c, before;
         struct messages m = {};
 
-        snprintf(root, sizeof(root), "%s/errors", fixtures());
-        snprintf(main_file, sizeof(main_file), "%s/etc/damon-perfd.conf", root);
+        snprintf(root, sizeof(root), "%s/errors", tmp_root);
+        snprintf(main_file, sizeof(main_file), "%s%s", root, DP_CONFIG_MAIN_FILE);
         snprintf(dropin, sizeof(dropin), "%s/etc/damon-perfd.conf.d/20-api.conf", root);
         dp_config_defaults(&c);
         before = c;
@@ -543,7 +579,7 @@ END_TEST
 
 static Suite *config_file_suite(void) {
         Suite *s = suite_create("config-file");
-        TCase *tc = tcase_create("core");
+        TCase *tc = tcase_create("core"), *files = tcase_create("files");
 
         tcase_add_test(tc, test_timespan_parse);
         tcase_add_test(tc, test_timespan_format);
@@ -551,13 +587,16 @@ static Suite *config_file_suite(void) {
         tcase_add_test(tc, test_key_values);
         tcase_add_test(tc, test_value_effects);
         tcase_add_test(tc, test_syntax);
-        tcase_add_test(tc, test_dropin_order);
         tcase_add_test(tc, test_missing_and_unreadable);
-        tcase_add_test(tc, test_error_messages);
         tcase_add_test(tc, test_validation_after_merge);
         tcase_add_test(tc, test_round_trip);
         tcase_add_test(tc, test_shipped_file);
         suite_add_tcase(s, tc);
+        /* On trees laid out for this build's sysconfdir. */
+        tcase_add_checked_fixture(files, views_setup, tree_teardown);
+        tcase_add_test(files, test_dropin_order);
+        tcase_add_test(files, test_error_messages);
+        suite_add_tcase(s, files);
         return s;
 }
 

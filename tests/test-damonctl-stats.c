@@ -292,6 +292,59 @@ START_TEST(test_print_totals) {
 }
 END_TEST
 
+START_TEST(test_capabilities) {
+        _cleanup_free_ char *out = NULL, *line = NULL;
+        struct dp_stats_reply r;
+        json_t *doc;
+
+        /* Older daemons do not say: no line. */
+        parse_ok(stats_json(1000000, 1, "pagefault", false), &r);
+        ck_assert_ptr_null(r.cap_effective);
+        out = print_stats(&r, NULL);
+        ck_assert_ptr_null(strstr(out, "capabilities:"));
+        dp_stats_reply_done(&r);
+        free(out);
+        out = NULL;
+
+        /* After the drop the three sets are the same: one list. */
+        doc = stats_json(1000000, 1, "pagefault", false);
+        json_object_set_new(doc, "capabilities", json_pack("{s:[s,s],s:[s,s],s:[s,s]}",
+                "effective", "CAP_SYS_PTRACE", "CAP_PERFMON", "permitted", "CAP_SYS_PTRACE", "CAP_PERFMON",
+                "bounding", "CAP_SYS_PTRACE", "CAP_PERFMON"));
+        parse_ok(doc, &r);
+        ck_assert_uint_eq(json_array_size(r.cap_effective), 2);
+        out = print_stats(&r, NULL);
+        line = line_starting(out, "capabilities:");
+        ck_assert_str_eq(line, "capabilities: CAP_SYS_PTRACE CAP_PERFMON (effective = permitted = bounding)");
+        dp_stats_reply_done(&r);
+        free(out);
+        free(line);
+        out = line = NULL;
+
+        /* Otherwise each set, "none" for an empty one. */
+        doc = stats_json(1000000, 1, "pagefault", false);
+        json_object_set_new(doc, "capabilities", json_pack("{s:[],s:[s],s:[s,s]}",
+                "effective", "permitted", "CAP_PERFMON", "bounding", "CAP_CHOWN", "CAP_PERFMON"));
+        parse_ok(doc, &r);
+        out = print_stats(&r, NULL);
+        line = line_starting(out, "capabilities:");
+        ck_assert_str_eq(line, "capabilities: effective none; permitted CAP_PERFMON; bounding CAP_CHOWN CAP_PERFMON");
+        dp_stats_reply_done(&r);
+
+        /* Present means the interface's shape. */
+        doc = stats_json(1000000, 1, "pagefault", false);
+        json_object_set_new(doc, "capabilities", json_string("all"));
+        parse_fails(doc, "capabilities: expected an object");
+        doc = stats_json(1000000, 1, "pagefault", false);
+        json_object_set_new(doc, "capabilities", json_pack("{s:[],s:[]}", "effective", "permitted"));
+        parse_fails(doc, "capabilities.bounding: expected an array of strings");
+        doc = stats_json(1000000, 1, "pagefault", false);
+        json_object_set_new(doc, "capabilities", json_pack("{s:[i],s:[],s:[]}", "effective", 38, "permitted",
+                                                          "bounding"));
+        parse_fails(doc, "capabilities.effective[0]: expected a string");
+}
+END_TEST
+
 START_TEST(test_print_rates_and_hardware) {
         _cleanup_free_ char *out = NULL, *cpu0 = NULL, *source = NULL;
         struct dp_stats_reply prev, cur;
@@ -452,6 +505,7 @@ int main(void) {
         tcase_add_test(tc, test_format_rate);
         tcase_add_test(tc, test_print_totals);
         tcase_add_test(tc, test_print_rates_and_hardware);
+        tcase_add_test(tc, test_capabilities);
         tcase_add_test(tc, test_prometheus_escape);
         tcase_add_test(tc, test_prometheus_values);
         tcase_add_test(tc, test_prometheus_families_once);

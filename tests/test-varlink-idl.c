@@ -60,7 +60,7 @@ START_TEST(test_our_interface) {
                 errors += iface->members[i].kind == DP_VARLINK_MEMBER_ERROR;
         }
         ck_assert_uint_eq(methods, 7);
-        ck_assert_uint_eq(types, 10);
+        ck_assert_uint_eq(types, 11);
         ck_assert_uint_eq(errors, 2);
 
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Source");
@@ -89,6 +89,9 @@ START_TEST(test_our_interface) {
 
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_METHOD, "GetStats");
         ck_assert_uint_eq(m->input->n_fields, 0);
+        f = field(m->output, "capabilities");
+        ck_assert_ptr_eq(f->type->resolved, dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Capabilities"));
+        ck_assert_int_eq(field(f->type->resolved->type, "bounding")->type->element->kind, DP_VARLINK_TYPE_STRING);
         f = field(m->output, "cpus");
         ck_assert_int_eq(f->type->kind, DP_VARLINK_TYPE_ARRAY);
         ck_assert_str_eq(f->type->element->name, "CPUStats");

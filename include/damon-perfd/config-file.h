@@ -12,8 +12,12 @@
 #include <stdio.h>
 
 #include "damon-perfd/config.h"
+#include "dp-config.h"
 
-#define DP_CONFIG_MAIN_FILE "/etc/damon-perfd.conf"
+/* Where meson installs the main file: the configured sysconfdir, /etc when
+ * built with --prefix=/usr (as packages are), /usr/local/etc by meson's
+ * default prefix.  The drop-in directories stay systemd's, whatever the prefix. */
+#define DP_CONFIG_MAIN_FILE DP_SYSCONFDIR "/damon-perfd.conf"
 #define DP_CONFIG_DROPIN_DIR_NAME "damon-perfd.conf.d"
 #define DP_CONFIG_DEFAULT_SOCKET "/run/damon-perfd/io.damon.perfd"
 #define DP_CONFIG_MAX_FILE_SIZE (1024 * 1024)
@@ -46,7 +50,7 @@ int dp_config_parse_text(struct dp_config *c, const char *text, size_t size, con
 
 /* The files to read, in application order, as a NULL-terminated array of
  * malloc'd paths (free with dp_config_files_free()).  With @main_path, just
- * that file; otherwise @root (NULL or "" = "/") + /etc/damon-perfd.conf if
+ * that file; otherwise @root (NULL or "" = "/") + DP_CONFIG_MAIN_FILE if
  * it exists, then the drop-ins damon-perfd.conf.d/NAME.conf from /etc, /run,
  * /usr/local/lib and /usr/lib: one per NAME, the earlier directory masking
  * the later ones, applied in lexical order of NAME. */

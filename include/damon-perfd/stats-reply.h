@@ -49,6 +49,9 @@ struct dp_stats_reply {
         struct dp_stats_values totals;
         size_t n_cpus;
         struct dp_stats_reply_cpu *cpus;
+        /* The daemon's capability sets, arrays of names in the document;
+         * NULL from daemons that do not report them. */
+        json_t *cap_effective, *cap_permitted, *cap_bounding;
 };
 
 /* Parses the reply parameters @params.  -EBADMSG when they do not have the
@@ -88,8 +91,10 @@ void dp_stats_rates_done(struct dp_stats_rates *r);
 /* "12345", "12.3" below 100, "0" for none: what a rate cell shows.  Returns @buf. */
 char *dp_format_rate(double rate, char *buf, size_t size);
 
-/* The header (source, PMU, the software label, uptime, sample rate), the
- * counter table by layer, and one line per CPU:
+/* The header (source, PMU, the software label, uptime, sample rate, and the
+ * capabilities: "capabilities: CAP_A CAP_B (effective = permitted = bounding)",
+ * or each set named when they differ), the counter table by layer, and one
+ * line per CPU:
  *   CPU00: st=RUNNING cb=N enq=N deq=N ovf=N match=N miss=N upd=N
  * With @rates, the counts are per-second rates and levels are values.
  * -EIO on a write error. */
