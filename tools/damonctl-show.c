@@ -188,26 +188,39 @@ out:
         return k;
 }
 
-static int add_region_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
-        int64_t target, start, end, nr_accesses, samples, age;
-        char where[32], size[DP_FORMAT_BYTES_MAX], bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
+/* The first cells of a region row, read from @region: target, start, end,
+ * size.  An exit code. */
+static int add_region_cells(struct dp_table *t, json_t *region, const char *where) {
+        int64_t target, start, end;
+        char size[DP_FORMAT_BYTES_MAX];
         int k, r;
 
-        snprintf(where, sizeof(where), "regions[%zu]", i);
         if (!json_is_object(region))
                 return ctl_bad_reply("%s: expected an object", where);
         if ((k = ctl_get_int(region, where, "target", &target)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "start", &start)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "end", &end)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "nr_accesses", &nr_accesses)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "samples", &samples)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "age", &age)) != CTL_EXIT_OK)
+            (k = ctl_get_int(region, where, "end", &end)) != CTL_EXIT_OK)
                 return k;
         if ((r = dp_table_add_cellf(t, "%" PRIi64, target)) < 0 ||
             (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) start)) < 0 ||
             (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) end)) < 0 ||
-            (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) end - (uint64_t) start, size, sizeof(size)))) < 0 ||
-            (r = dp_table_add_cellf(t, "%" PRIi64 "/%" PRIi64, nr_accesses, max_nr_accesses)) < 0 ||
+            (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) end - (uint64_t) start, size, sizeof(size)))) < 0)
+                return table_failed(r);
+        return CTL_EXIT_OK;
+}
+
+static int add_region_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
+        int64_t nr_accesses, samples, age;
+        char where[32], bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
+        int k, r;
+
+        snprintf(where, sizeof(where), "regions[%zu]", i);
+        if ((k = add_region_cells(t, region, where)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "nr_accesses", &nr_accesses)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "samples", &samples)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(region, where, "age", &age)) != CTL_EXIT_OK)
+                return k;
+        if ((r = dp_table_add_cellf(t, "%" PRIi64 "/%" PRIi64, nr_accesses, max_nr_accesses)) < 0 ||
             (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(nr_accesses, 0),
                                                     (uint64_t) DP_MAX(max_nr_accesses, 0), BAR_WIDTH, bar,
                                                     sizeof(bar)))) < 0 ||
@@ -267,28 +280,19 @@ out:
 }
 
 static int add_damon_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
-        int64_t target, start, end, damon_nr, damon_age, pmu_nr, pmu_samples;
-        char where[32], size[DP_FORMAT_BYTES_MAX], damon_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)],
-                pmu_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
+        int64_t damon_nr, damon_age, pmu_nr, pmu_samples;
+        char where[32], damon_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)], pmu_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
         uint64_t scale = (uint64_t) DP_MAX(max_nr_accesses, 1);
         int k, r;
 
         snprintf(where, sizeof(where), "regions[%zu]", i);
-        if (!json_is_object(region))
-                return ctl_bad_reply("%s: expected an object", where);
-        if ((k = ctl_get_int(region, where, "target", &target)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "start", &start)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "end", &end)) != CTL_EXIT_OK ||
+        if ((k = add_region_cells(t, region, where)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "damon_nr_accesses", &damon_nr)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "damon_age", &damon_age)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "pmu_nr_accesses", &pmu_nr)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "pmu_samples", &pmu_samples)) != CTL_EXIT_OK)
                 return k;
-        if ((r = dp_table_add_cellf(t, "%" PRIi64, target)) < 0 ||
-            (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) start)) < 0 ||
-            (r = dp_table_add_cellf(t, "%#" PRIx64, (uint64_t) end)) < 0 ||
-            (r = dp_table_add_cell(t, dp_format_bytes((uint64_t) end - (uint64_t) start, size, sizeof(size)))) < 0 ||
-            (r = dp_table_add_cellf(t, "%" PRIi64, damon_nr)) < 0 ||
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, damon_nr)) < 0 ||
             (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(damon_nr, 0), scale, BAR_WIDTH, damon_bar,
                                                     sizeof(damon_bar)))) < 0 ||
             (r = dp_table_add_cellf(t, "%" PRIi64, pmu_nr)) < 0 ||
