@@ -374,8 +374,82 @@ case_foreign() {
         damon_reset
 }
 
+# admin_kdamond: kdamond 0 as an administrator would run it on the workload,
+# letting DAMON derive the regions (nr_regions 0).
+admin_kdamond() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file vaddr "$CTX/operations" &&
+        write_file 1 "$CTX/targets/nr_targets" &&
+        write_file "$wl_pid" "$CTX/targets/0/pid_target" &&
+        write_file on "$KD/0/state"
+}
+
+# volatile_files: what changes by itself between two snapshots a second apart.
+volatile_files() {
+        snapshot /run/snap-before
+        sleep 1
+        snapshot /run/snap-again
+        : > /run/volatile
+        while read -r f; do
+                cmp -s "/run/snap-before$f" "/run/snap-again$f" || echo "$f" >> /run/volatile
+        done < /run/snap-before.list
+}
+
+# changed_files: what differs from /run/snap-before (volatile files aside).
+changed_files() {
+        snapshot /run/snap-after
+        if ! cmp -s /run/snap-before.list /run/snap-after.list; then
+                echo "the set of files changed: $(diff /run/snap-before.list /run/snap-after.list | grep '^[-+]/' | head -n 5 | tr '\n' ' ')"
+                return
+        fi
+        while read -r f; do
+                grep -qxF "$f" /run/volatile && continue
+                cmp -s "/run/snap-before$f" "/run/snap-after$f" && continue
+                printf "%s: '%s' -> '%s'; " "${f#"$ADMIN"/}" "$(cat "/run/snap-before$f")" "$(cat "/run/snap-after$f")"
+        done < /run/snap-before.list
+}
+
+# Mode=attach: hints go into the administrator's kdamond, whose settings
+# stay its own, and on stop every replaced value is written back.
+case_attach() {
+        case=attach case_failed=0
+        damon_reset
+        start_workload
+        why=$(admin_kdamond 2>&1)
+        expect "the administrator's kdamond is on" "setup failed: $why, state=$(read_file "$KD/0/state")" \
+                [ "$(read_file "$KD/0/state")" = on ]
+        volatile_files
+        start_daemon "$CONF/attach.conf"
+        target_dir=$CTX/targets/0
+        waited=0
+        while [ "$waited" -lt "$OWN_WAIT" ] && running "$daemon_pid" &&
+              ! { near_boundary "$hot_start" && near_boundary "$hot_end"; }; do
+                sleep 1
+                waited=$((waited + 1))
+        done
+        info "waited ${waited}s for the hints"
+        regions=$(regions_of_target)
+        expect "a committed region boundary lies within 16 KiB of the hot area's start" \
+                "hot area [$hot_start,$hot_end), regions $regions" eventually near_boundary "$hot_start"
+        expect "a committed region boundary lies within 16 KiB of the hot area's end" \
+                "hot area [$hot_start,$hot_end), regions $regions" eventually near_boundary "$hot_end"
+        expect "the administrator's target is unchanged" "pid_target=$(read_file "$target_dir/pid_target")" \
+                [ "$(read_file "$target_dir/pid_target")" = "$wl_pid" ]
+        expect "the daemon's log says attached" "no 'attached' in its log" grep -q "DAMON: attached" "$daemon_log"
+        [ "$case_failed" = 0 ] || show_kdamond
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        changed=$(changed_files)
+        expect "every value the daemon replaced is back" "$changed" [ -z "$changed" ]
+        stop_workload
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        damon_reset
+}
+
 case_boot
 case_own
 case_foreign
+case_attach
 echo "DP-QEMU: DONE"
 poweroff -f
