@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""damonctl heatmap's SVG as a browser shows it.
+
+Replays captures with `damonctl heatmap --replay ... --svg`, renders each SVG
+to a PNG in headless Chromium, decodes the PNG and checks the picture: the
+right size, not blank, and bright where the capture's accesses are:
+
+* pagefault-system.perf.data (DP_TESTDATA): the rows sampled in the most
+  sampling intervals by `perf script`'s own decoding are brighter than the
+  rows never sampled;
+* with root and perf: a fresh `perf record -e page-faults -c 1 -d` of the demo
+  workload: the rows inside its hot area are much brighter than those inside
+  its cold area.
+
+usage: heatmap-chromium.py DAMONCTL WORKLOAD [--keep DIR]
+       heatmap-chromium.py --render SVG PNG      (e.g. for doc/heatmap-demo.png)
+Exits 77 (skipped) when Chromium is not installed.
+"""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zlib
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+WIDTH, HEIGHT = 960, 600
+# The plot area (see lib/heatmap-svg.c), less a pixel at each edge.
+PLOT_X0, PLOT_X1 = 131, 849
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def render(browser, svg, png):
+    """Screenshots @svg at its own size, in a throw-away profile, offline."""
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--hide-scrollbars", "--force-device-scale-factor=1", f"--user-data-dir={profile}",
+               f"--screenshot={png}", f"--window-size={WIDTH},{HEIGHT}", "file://" + os.path.abspath(svg)]
+        result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=180, check=False)
+    if result.returncode != 0 or not os.path.exists(png):
+        sys.exit(f"chromium failed ({result.returncode}):\n{result.stdout.decode(errors='replace')}")
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    if pa <= pb and pa <= pc:
+        return a
+    return b if pb <= pc else c
+
+
+def decode_png(path):
+    """(width, height, rows of RGB tuples) of an 8-bit RGB or RGBA PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        sys.exit(f"{path}: not a PNG")
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if zlib.crc32(kind + body) != struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0]:
+            sys.exit(f"{path}: bad CRC in {kind!r}")
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+        pos += 12 + length
+    width, height, depth, color, _, _, interlace = header
+    if depth != 8 or color not in (2, 6) or interlace != 0:
+        sys.exit(f"{path}: unsupported PNG (depth {depth}, colour type {color}, interlace {interlace})")
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * bpp
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if kind == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 0xFF
+        elif kind == 2:
+            for i in range(stride):
+                line[i] = (line[i] + previous[i]) & 0xFF
+        elif kind == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + previous[i]) >> 1)) & 0xFF
+        elif kind == 4:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                up_left = previous[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + paeth(left, previous[i], up_left)) & 0xFF
+        elif kind != 0:
+            sys.exit(f"{path}: unknown filter type {kind} in line {y}")
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
+        previous = line
+    return width, height, rows
+
+
+def luma(pixel):
+    r, g, b = pixel
+    return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+def svg_rows(svg):
+    """Each drawn row: (start, end, y of its middle pixel line), from the SVG's own cells."""
+    rows = []
+    for group in ET.parse(svg).getroot().iter(SVG_NS + "g"):
+        if "data-start" not in group.attrib:
+            continue
+        rect = group.find(SVG_NS + "rect")
+        y = float(rect.get("y")) + float(rect.get("height")) / 2
+        rows.append((int(group.get("data-start"), 16), int(group.get("data-end"), 16), int(y)))
+    if len(rows) < 20:
+        sys.exit(f"{svg}: only {len(rows)} rows drawn")
+    return rows
+
+
+def row_brightness(pixels, y, x0=PLOT_X0, x1=PLOT_X1):
+    line = pixels[y][x0:x1]
+    return sum(luma(p) for p in line) / len(line)
+
+
+def check_picture(svg, png):
+    """The common checks: size, axes, and a picture that is not blank.  Returns the pixels."""
+    text = open(svg, encoding="utf-8").read()
+    for needle in ("time (s)", "scale-gradient", "id=\"address-axis\"", "id=\"region-boundaries\""):
+        if needle not in text:
+            sys.exit(f"{svg}: no {needle}")
+    if len(re.findall(r">0x[0-9a-f]+</text>", text)) < 2:
+        sys.exit(f"{svg}: fewer than two hex address labels")
+    width, height, pixels = decode_png(png)
+    if (width, height) != (WIDTH, HEIGHT):
+        sys.exit(f"{png}: {width}x{height}, expected {WIDTH}x{HEIGHT}")
+    plot = [p for y in range(60, 520, 4) for p in pixels[y][PLOT_X0:PLOT_X1:4]]
+    colours = len(set(plot))
+    grey = sum(1 for p in plot if p == (0xd9, 0xd9, 0xd9) or p == (255, 255, 255)) / len(plot)
+    if colours < 6 or grey > 0.5:
+        sys.exit(f"{png}: looks blank: {colours} colours in the plot, {grey:.0%} of it empty")
+    # The title and axis labels are there: dark text on the white margins.
+    if sum(1 for p in pixels[25][130:600] if luma(p) < 100) < 20:
+        sys.exit(f"{png}: no title")
+    print(f"{png}: {width}x{height}, {colours} colours in the plot")
+    return pixels
+
+
+def replay(damonctl, capture, svg, *args):
+    result = subprocess.run([damonctl, "heatmap", "--replay", capture, "--svg", svg, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
+    if result.returncode != 0:
+        sys.exit(f"damonctl heatmap --replay {capture} failed ({result.returncode}): {result.stderr.decode()}")
+    return result.stderr.decode()
+
+
+def system_capture(damonctl, browser, work):
+    testdata = os.environ.get("DP_TESTDATA")
+    if not testdata:
+        sys.exit("DP_TESTDATA is not set")
+    svg, png = os.path.join(work, "system.svg"), os.path.join(work, "system.png")
+    said = replay(damonctl, os.path.join(testdata, "pagefault-system.perf.data"), svg)
+    pid = int(re.search(r"heatmap: pid (\d+),", said).group(1))
+    render(browser, svg, png)
+    pixels = check_picture(svg, png)
+
+    # perf script's own decoding: when and where that process's samples fell.
+    # Like the tracker, count per row the sampling intervals (5 ms in a replay
+    # at the default 0.1 s a column) with a sample, not the samples: a page
+    # touched once is not hot, however many pages are.
+    samples = []
+    with open(os.path.join(testdata, "pagefault-system.perf.script"), encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.search(r" (\d+)/\d+ +\[\d+\] +([\d.]+): +([0-9a-f]+) ", line)
+            if m and int(m.group(1)) == pid:
+                samples.append((int(float(m.group(2)) / 0.005), int(m.group(3), 16)))
+    rows = svg_rows(svg)
+    # Rows that straddle a collapsed gap (wider than the rest) carry its dashed line.
+    width = sorted(end - start for start, end, _ in rows)[len(rows) // 2]
+    rows = [r for r in rows if r[1] - r[0] <= width * 1.01]
+    active = [len({t for t, a in samples if start <= a < end}) for start, end, _ in rows]
+    ranked = sorted(range(len(rows)), key=lambda i: active[i], reverse=True)
+    busiest = ranked[:max(1, len(rows) // 10)]
+    idle = [i for i in range(len(rows)) if active[i] == 0]
+    hot = sum(row_brightness(pixels, rows[i][2]) for i in busiest) / len(busiest)
+    cold = sum(row_brightness(pixels, rows[i][2]) for i in idle) / max(1, len(idle))
+    print(f"system capture, pid {pid}: the busiest tenth of {len(rows)} rows (sampled in "
+          f"{min(active[i] for i in busiest)} to {max(active)} intervals) average brightness {hot:.0f}, "
+          f"the {len(idle)} rows never sampled {cold:.0f}")
+    if not idle or hot < 2 * cold or hot < cold + 10:
+        sys.exit("the busiest rows are not brighter than the rows never sampled")
+
+
+def workload_capture(damonctl, workload, browser, work):
+    perf = shutil.which("perf")
+    if os.geteuid() != 0 or not perf:
+        print("workload capture skipped: it needs root and perf")
+        return
+    capture = os.path.join(work, "workload.perf.data")
+    # perf record keeps an earlier capture as .old: there is none to keep.
+    for stale in (capture, capture + ".old"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    # The workload as perf's child: its cold area's first touch is in the capture too.
+    result = subprocess.run([perf, "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-o", capture, "--",
+                             workload, "--hot-mib", "4", "--cold-mib", "64", "--rate", "40", "--seconds", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
+    if result.returncode != 0:
+        sys.exit(f"perf record failed ({result.returncode}): {result.stderr.decode()}")
+    areas = json.loads(result.stdout.decode().splitlines()[0])
+    svg, png = os.path.join(work, "workload.svg"), os.path.join(work, "workload.png")
+    replay(damonctl, capture, svg, "--target", str(areas["pid"]))
+    os.remove(capture)
+    render(browser, svg, png)
+    pixels = check_picture(svg, png)
+
+    rows = svg_rows(svg)
+    inside = lambda area: [y for start, end, y in rows if area[0] <= start and end <= area[1]]
+    hot_rows, cold_rows = inside(areas["hot"]), inside(areas["cold"])
+    if len(hot_rows) < 2 or len(cold_rows) < 20:
+        sys.exit(f"{len(hot_rows)} rows inside the hot area, {len(cold_rows)} inside the cold one")
+    # The later half of the run: the cold area's first touch (a bright
+    # diagonal at the start) is long over, the hot area is faulted on.
+    middle = (PLOT_X0 + PLOT_X1) // 2
+    hot = sum(row_brightness(pixels, y, middle) for y in hot_rows) / len(hot_rows)
+    cold = sum(row_brightness(pixels, y, middle) for y in cold_rows) / len(cold_rows)
+    print(f"workload pid {areas['pid']}, the run's later half: {len(hot_rows)} rows in the hot area average "
+          f"brightness {hot:.0f}, {len(cold_rows)} rows in the cold area {cold:.0f}")
+    if hot < 3 * cold or hot < cold + 30:
+        sys.exit("the hot area is not where the heatmap is hot")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--render":
+        browser = chromium()
+        if not browser:
+            sys.exit("chromium is not installed")
+        render(browser, sys.argv[2], sys.argv[3])
+        return 0
+    if len(sys.argv) not in (3, 5) or (len(sys.argv) == 5 and sys.argv[3] != "--keep"):
+        sys.exit(__doc__)
+    damonctl, workload = sys.argv[1], sys.argv[2]
+    browser = chromium()
+    if not browser:
+        print("SKIP: chromium is not installed (tools/run-tests installs it)")
+        return 77
+    keep = sys.argv[4] if len(sys.argv) == 5 else None
+    with tempfile.TemporaryDirectory() as tmp:
+        work = keep or tmp
+        os.makedirs(work, exist_ok=True)
+        system_capture(damonctl, browser, work)
+        workload_capture(damonctl, workload, browser, work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
