@@ -1,0 +1,552 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The performance suite of issue #8, run by tools/bench: every measure beside
+its peer, measured in the same run (medians where a repeat is cheap), then one
+table and one JSON file.
+
+Processes started here are ended here, by their own PID; daemons get sockets
+of their own and a configuration that leaves DAMON alone ([DAMON] Mode=off).
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+MONO = time.CLOCK_MONOTONIC
+
+
+def now():
+    return time.clock_gettime(MONO)
+
+
+def log(*args):
+    print(*args, flush=True)
+
+
+# ---- what a process costs, from /proc ----
+
+def stat_cpu_s(pid):
+    """utime + stime of the whole process, in seconds (clock-tick resolution)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def schedstat_cpu_s(pid):
+    """Time on CPU of every live thread, in seconds (nanosecond resolution)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total / 1e9
+
+
+def threads_cpu_s(pid):
+    """Time on CPU by thread name, in seconds."""
+    by = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                by[name] = by.get(name, 0) + int(f.read().split()[0]) / 1e9
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return by
+
+
+def cpu_now(pid):
+    return {"t": now(), "stat": stat_cpu_s(pid), "schedstat": schedstat_cpu_s(pid), "threads": threads_cpu_s(pid)}
+
+
+def smaps_rss_kib(pid):
+    """(all Rss, Rss of the perf ring mappings, their size) in KiB."""
+    total = rings = rings_size = 0
+    in_ring = False
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                in_ring = "perf_event" in line
+            elif line.startswith("Rss:"):
+                kib = int(line.split()[1])
+                total += kib
+                if in_ring:
+                    rings += kib
+            elif in_ring and line.startswith("Size:"):
+                rings_size += int(line.split()[1])
+    return total, rings, rings_size
+
+
+def run_timed(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+    """Runs @cmd; (wall s, user+sys s of it and its children, exit status)."""
+    t0 = now()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=stderr)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = now() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_utime + ru.ru_stime, p.returncode
+
+
+def stop(p, sig=signal.SIGTERM, timeout=20):
+    """Ends one process we started, by its PID."""
+    if p is None or p.poll() is not None:
+        return
+    p.send_signal(sig)
+    try:
+        p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+# ---- the daemon, with a socket and a notify socket of its own ----
+
+class Daemon:
+    def __init__(self, build, tmp, name, extra=()):
+        self.build = build
+        self.dir = tempfile.mkdtemp(prefix=name + "-", dir=tmp)
+        self.conf = os.path.join(self.dir, "damon-perfd.conf")
+        with open(self.conf, "w") as f:
+            f.write("[DAMON]\nMode=off\n")
+        self.sock = os.path.join(self.dir, "io.damon.perfd")
+        self.notify_path = os.path.join(self.dir, "notify")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.notify_path)
+        self.extra = list(extra)
+        self.proc = None
+        self.started = None
+        self.status = ""
+
+    def start(self):
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path)
+        cmd = [os.path.join(self.build, "daemon", "damon-perfd"), f"--config={self.conf}",
+               f"--varlink={self.sock}"] + self.extra
+        self.stderr = open(os.path.join(self.dir, "stderr"), "w")
+        self.started = now()
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=self.stderr)
+
+    def wait_ready(self, timeout=20):
+        """Seconds from exec to READY=1 (sent once every CPU is RUNNING)."""
+        deadline = now() + timeout
+        while now() < deadline:
+            self.notify.settimeout(max(0.01, deadline - now()))
+            try:
+                msg = self.notify.recv(4096).decode(errors="replace")
+            except socket.timeout:
+                break
+            for line in msg.splitlines():
+                if line.startswith("STATUS="):
+                    self.status = line[7:]
+            if "READY=1" in msg.splitlines():
+                return now() - self.started
+            if self.proc.poll() is not None:
+                break
+        raise RuntimeError(f"damon-perfd was not ready within {timeout} s; see {self.dir}/stderr")
+
+    def damonctl(self, *args):
+        p = subprocess.run([os.path.join(self.build, "tools", "damonctl"), f"--address=unix:{self.sock}", "--json"]
+                           + list(args), capture_output=True, text=True)
+        if p.returncode != 0:
+            with open(os.path.join(self.dir, "stderr")) as f:
+                tail = "".join(f.readlines()[-10:])
+            raise RuntimeError(f"damonctl {' '.join(args)} failed: {p.stderr.strip()}\n"
+                               f"damon-perfd ({'running' if self.proc.poll() is None else 'exited'}) logged:\n{tail}")
+        return json.loads(p.stdout)
+
+    def callbacks(self):
+        return self.damonctl("stats")["totals"]["callback"]
+
+    def stop(self):
+        stop(self.proc)
+        self.notify.close()
+        if self.stderr:
+            self.stderr.close()
+
+
+def start_workload(build, seconds, hot_mib=64):
+    return subprocess.Popen([os.path.join(build, "tools", "damon-perfd-workload"), "--hot-mib", str(hot_mib),
+                             "--cold-mib", "1", "--rate", "200", "--seconds", str(seconds)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+# ---- the measures ----
+
+def bench_spsc(a, raw):
+    path = os.path.join(a.tmp, "spsc.json")
+    subprocess.run([os.path.join(a.build, "bench", "bench-spsc"), "--seconds", "1", "--reps", "5", "--json", path],
+                   check=True)
+    d = json.load(open(path))
+    raw["spsc"] = d
+    by = {r["name"]: r for r in d["results"]}
+    bulk = next(r for r in d["results"] if r["queue"] == "spsc" and r["batch"] > 1 and "bulk" in r["name"])
+    mutex = next(r for r in d["results"] if r["queue"] == "mutex" and r["batch"] == bulk["batch"])
+    ours, peer = bulk["samples_per_sec_median"] / 1e6, mutex["samples_per_sec_median"] / 1e6
+    rows = [row("SPSC queue, 2 threads, batches of %d" % bulk["batch"], ours, "M/s", peer, "mutex+condvar",
+                ours / peer, ">= 100 M/s", ours >= 100)]
+    inplace = by.get("spsc in place (reserve/peek)")
+    if inplace:
+        v = inplace["samples_per_sec_median"] / 1e6
+        rows.append(row("SPSC queue, in-place reserve/commit (reader's path)", v, "M/s", peer, "mutex+condvar",
+                        v / peer, "(info)", None))
+    return rows
+
+
+def bench_tracker(a, raw):
+    path = os.path.join(a.tmp, "tracker.json")
+    subprocess.run([os.path.join(a.build, "bench", "bench-tracker"), "--seconds", "0.2", "--reps", "5",
+                    "--json", path], check=True)
+    d = json.load(open(path))
+    raw["tracker"] = d
+    res = {(r["workload"], r["variant"]): r for r in d["results"]}
+    batch = res[("random", "tracker, batch")]
+    naive = res[("random", "naive linear search")]
+    local = res.get(("local", "tracker, batch"))
+    ours, peer = batch["samples_per_sec_median"] / 1e6, naive["samples_per_sec_median"] / 1e6
+    rows = [row("tracker match+update, 100 targets x 100 regions (10k), random", ours, "M/s", peer,
+                "naive search", ours / peer, ">= 20 M/s", ours >= 20)]
+    if local:
+        v = local["samples_per_sec_median"] / 1e6
+        rows.append(row("tracker, same, page-fault-like runs (local)", v, "M/s", peer, "naive search", v / peer,
+                        "(info)", None))
+
+    # Cost growth beside what log n alone would give, from the smallest size.
+    sc = sorted(d["scaling"], key=lambda s: s["total_regions"])
+    base_n, base_ns = sc[0]["total_regions"], sc[0]["tracker_ns_per_sample"]
+    growth = []
+    for s in sc:
+        n = s["total_regions"]
+        log_ns = base_ns * math.log2(n) / math.log2(base_n)
+        growth.append({"regions": n, "ns": s["tracker_ns_per_sample"], "log_n_ns": log_ns,
+                       "naive_ns": s["naive_ns_per_sample"]})
+    raw["cost_growth"] = growth
+    ours_s = " / ".join("%.0f" % g["ns"] for g in growth) + " ns"
+    peer_s = " / ".join("%.0f" % g["log_n_ns"] for g in growth) + " ns"
+    # ~log n while the regions fit the caches: up to 10k regions within 1.5x of it.
+    fits = [g for g in growth if g["regions"] <= 10000]
+    worst = max(g["ns"] / g["log_n_ns"] for g in fits)
+    rows.append(row("cost per sample at " + " / ".join(str(g["regions"]) for g in growth) + " regions",
+                    ours_s, "", peer_s, "log n from the smallest", worst, "~log n (shown)", worst <= 1.5))
+
+    usdt = d.get("usdt")
+    if usdt and usdt.get("results"):
+        r = next((x for x in usdt["results"] if x["workload"] == "random"), usdt["results"][0])
+        rows.append(row("static probes in vs out, tracker batch (%s)" % r["workload"],
+                        r["probes_in_ns_per_sample"], "ns", r["probes_out_ns_per_sample"], "probes compiled out",
+                        r["in_vs_out"], "(info)", None))
+    return rows
+
+
+def record_capture(a, path, want):
+    """A page-fault capture of the workload alone (so that its content does not
+    depend on what else runs), grown until it holds @want samples."""
+    tmp = path + ".new"
+    est_bytes = want * 56 * 1.03            # IP|TID|TIME|ADDR|CPU|DATA_SRC samples: 56 bytes
+    log(f"recording a capture of >= {want} page-fault samples into {path} ...")
+    wl_out = os.path.join(a.tmp, "workload.json")
+    with open(wl_out, "w") as out:
+        perf = subprocess.Popen(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "--sample-cpu",
+                                 "-o", tmp, "--", os.path.join(a.build, "tools", "damon-perfd-workload"),
+                                 "--hot-mib", "64", "--cold-mib", "1", "--rate", "200", "--seconds", "1800"],
+                                stdout=out, stderr=subprocess.DEVNULL)
+        try:
+            wpid = None
+            deadline = now() + 1800
+            while now() < deadline and perf.poll() is None:
+                time.sleep(0.5)
+                if wpid is None:
+                    m = re.search(r'"pid": (\d+)', open(wl_out).read())
+                    wpid = int(m.group(1)) if m else None
+                if wpid and os.path.exists(tmp) and os.path.getsize(tmp) >= est_bytes:
+                    os.kill(wpid, signal.SIGTERM)      # the workload perf started for us
+                    break
+            perf.wait(60)
+        finally:
+            stop(perf, signal.SIGINT)
+    os.replace(tmp, path)
+
+
+def replay_counts(a, path):
+    out = subprocess.run([os.path.join(a.build, "daemon", "damon-perfd"), f"--replay={path}", "--dump-stats=json"],
+                         check=True, capture_output=True, text=True).stdout
+    d = json.loads(out)
+    return d["totals"], d.get("nr_targets")
+
+
+def bench_replay(a, raw):
+    path = os.path.join(a.build, "replay-capture.perf.data")
+    totals = None
+    if os.path.exists(path):
+        totals, _ = replay_counts(a, path)
+    if not totals or totals["callback"] < a.replay_samples:
+        record_capture(a, path, a.replay_samples)
+        totals, _ = replay_counts(a, path)
+    samples = totals["callback"]
+    daemon = os.path.join(a.build, "daemon", "damon-perfd")
+    ours_w, ours_c, perf_w, perf_c = [], [], [], []
+    for _ in range(a.reps):
+        w, c, rc = run_timed([daemon, f"--replay={path}", "--dump-stats=json"])
+        assert rc == 0, "damon-perfd --replay failed"
+        ours_w.append(w)
+        ours_c.append(c)
+        w, c, rc = run_timed(["perf", "script", "-i", path, "-F", "pid,addr"])
+        assert rc == 0, "perf script failed"
+        perf_w.append(w)
+        perf_c.append(c)
+    o, p = median(ours_w), median(perf_w)
+    oc, pc = median(ours_c), median(perf_c)
+    raw["replay"] = {"capture": path, "bytes": os.path.getsize(path), "samples": samples, "matched": totals["match"],
+                     "ours_wall_s": ours_w, "ours_cpu_s": ours_c, "perf_script_wall_s": perf_w,
+                     "perf_script_cpu_s": perf_c}
+    mb = os.path.getsize(path) / 1e6
+    return [row("replay, decode + aggregate %.1fM samples (%.0f MB), wall" % (samples / 1e6, mb), o, "s", p,
+                "perf script -F pid,addr", p / o, ">= 20x faster", p / o >= 20),
+            row("replay, same, CPU time (user+sys)", oc, "s", pc, "perf script -F pid,addr", pc / oc,
+                "(info)", None)]
+
+
+def perf_window_samples(path, t0, t1):
+    """Samples of a -k mono capture with times inside [t0, t1] (CLOCK_MONOTONIC s)."""
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "time"], check=True, capture_output=True,
+                         text=True).stdout
+    n = 0
+    for line in out.splitlines():
+        line = line.strip().rstrip(":")
+        try:
+            t = float(line)
+        except ValueError:
+            continue
+        n += t0 <= t <= t1
+    return n
+
+
+def bench_live(a, raw):
+    warm, win = 2.0, a.live
+    res = {}
+    # damon-perfd, sampling every CPU and tracking every process, as shipped.
+    wl = start_workload(a.build, warm + win + 10)
+    d = Daemon(a.build, a.tmp, "live")
+    try:
+        d.start()
+        d.wait_ready()
+        time.sleep(warm)
+        c0, s0 = cpu_now(d.proc.pid), d.callbacks()
+        time.sleep(win)
+        c1, s1 = cpu_now(d.proc.pid), d.callbacks()
+    finally:
+        d.stop()
+        stop(wl)
+    res["daemon"] = {"samples": s1 - s0, "seconds": c1["t"] - c0["t"], "cpu_s": c1["schedstat"] - c0["schedstat"],
+                     "cpu_s_stat": c1["stat"] - c0["stat"],
+                     "ns_per_sample_by_thread": {k: (v - c0["threads"].get(k, 0)) * 1e9 / max(s1 - s0, 1)
+                                                 for k, v in c1["threads"].items()}}
+
+    # perf record, the same way, on the same workload.
+    path = os.path.join(a.tmp, "live.perf.data")
+    wl = start_workload(a.build, warm + win + 10)
+    perf = subprocess.Popen(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-a", "-k", "mono",
+                             "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(warm)
+        c0 = cpu_now(perf.pid)
+        time.sleep(win)
+        c1 = cpu_now(perf.pid)
+    finally:
+        stop(perf, signal.SIGINT, timeout=120)
+        stop(wl)
+    res["perf_record"] = {"samples": perf_window_samples(path, c0["t"], c1["t"]), "seconds": c1["t"] - c0["t"],
+                          "cpu_s": c1["schedstat"] - c0["schedstat"], "cpu_s_stat": c1["stat"] - c0["stat"]}
+    os.unlink(path)
+    for k in res:
+        r = res[k]
+        r["ns_per_sample"] = r["cpu_s"] * 1e9 / max(r["samples"], 1)
+        r["ns_per_sample_stat"] = r["cpu_s_stat"] * 1e9 / max(r["samples"], 1)
+        r["samples_per_s"] = r["samples"] / r["seconds"]
+    raw["live"] = res
+    ours, peer = res["daemon"]["ns_per_sample"], res["perf_record"]["ns_per_sample"]
+    budget = 2500.0
+    return [row("live: daemon CPU per sample (%.0fk samples/s)" % (res["daemon"]["samples_per_s"] / 1e3), ours, "ns",
+                peer, "perf record -e page-faults -c 1 -d -a", ours / peer, "<= 1.0x", ours / peer <= 1.0),
+            row("all-in daemon CPU per sample, steady state", ours, "ns", budget,
+                "kernel budget (2.5 us at 100k/s, 25%)", ours / budget, "<= 100 ns", ours <= 100)]
+
+
+def bench_overflow(a, raw):
+    path = os.path.join(a.tmp, "overflow.json")
+    subprocess.run([os.path.join(a.build, "bench", "bench-overflow"), "--seconds", "5", "--json", path])
+    d = json.load(open(path))
+    raw["overflow"] = d
+    rate = min(d["achieved_rate"]) / 1e6
+    return [row("SPSC overflow at 1M samples/s per CPU (%d CPUs, %.2fM/s reached)" % (d["producers"], rate),
+                d["overflow"], "samples", d["queue_peak"], "deepest queue of %d" % d["queue_capacity"], None,
+                "0", d["overflow"] == 0 and d["ring_full"] == 0 and rate >= 0.99)]
+
+
+def slope_per_min(points):
+    n = len(points)
+    if n < 2:
+        return 0.0
+    mx = sum(t for t, _ in points) / n
+    my = sum(v for _, v in points) / n
+    sxx = sum((t - mx) ** 2 for t, _ in points)
+    return 60 * sum((t - mx) * (v - my) for t, v in points) / sxx if sxx else 0.0
+
+
+def bench_soak(a, raw):
+    wl = start_workload(a.build, a.soak + 30)
+    d = Daemon(a.build, a.tmp, "soak")
+    samples = []
+    try:
+        d.start()
+        d.wait_ready()
+        t0 = now()
+        while now() - t0 < a.soak:
+            total, rings, rings_size = smaps_rss_kib(d.proc.pid)
+            samples.append((now() - t0, (total - rings) / 1024, total / 1024, rings / 1024, rings_size / 1024))
+            time.sleep(max(0.0, 1.0 - (now() - t0) % 1.0))
+        callbacks = d.callbacks()
+    finally:
+        d.stop()
+        stop(wl)
+    beyond = [s[1] for s in samples]
+    # Flat: the second half grows at under 1 MiB per 10 minutes (the first
+    # half holds the start: queues, targets and regions being set up).
+    slope = slope_per_min([(s[0], s[1]) for s in samples if s[0] >= a.soak / 2])
+    raw["soak"] = {"seconds": a.soak, "samples": callbacks, "rss_beyond_rings_mib": beyond,
+                   "rss_total_mib": [s[2] for s in samples], "rings_rss_mib": [s[3] for s in samples],
+                   "rings_mapped_mib": samples[-1][4] if samples else 0,
+                   "min_mib": min(beyond), "max_mib": max(beyond), "second_half_slope_mib_per_min": slope}
+    flat = abs(slope) * 10 <= 1.0
+    return [row("RSS beyond the rings, %d s soak: min / max, 2nd-half slope" % a.soak,
+                "%.1f / %.1f MiB, %+.2f MiB/min" % (min(beyond), max(beyond), slope), "",
+                "%.1f MiB mapped, %.1f resident" % (samples[-1][4], samples[-1][3]) if samples else "-",
+                "perf rings", None, "<= 16 MiB, flat", max(beyond) <= 16 and flat)]
+
+
+def bench_start(a, raw):
+    times = []
+    for i in range(5):
+        d = Daemon(a.build, a.tmp, "start%d" % i)
+        try:
+            d.start()
+            times.append(d.wait_ready())
+            cpus = d.damonctl("cpus")
+        finally:
+            d.stop()
+        states = json.dumps(cpus)
+        assert "RUNNING" in states and "ERROR" not in states, "not every CPU RUNNING at READY: " + states[:300]
+    raw["start"] = {"seconds": times}
+    ms = median(times) * 1e3
+    return [row("start -> all CPUs RUNNING (READY=1), median of 5", ms, "ms", None, "", None, "<= 100 ms",
+                ms <= 100)]
+
+
+def row(measure, ours, unit, peer, peer_name, ratio, target, met):
+    return {"measure": measure, "ours": ours, "unit": unit, "peer": peer, "peer_name": peer_name, "ratio": ratio,
+            "target": target, "met": met}
+
+
+def fmt(v, unit=""):
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return f"{v} {unit}".strip()
+    if abs(v) >= 100:
+        s = f"{v:.0f}"
+    elif abs(v) >= 10:
+        s = f"{v:.1f}"
+    else:
+        s = f"{v:.2f}"
+    return f"{s} {unit}".strip()
+
+
+def print_table(rows):
+    head = ["measure", "ours", "peer", "ratio", "target", "met?"]
+    lines = []
+    for r in rows:
+        peer = fmt(r["peer"], r["unit"] if not isinstance(r["peer"], str) else "")
+        if r["peer_name"]:
+            peer = f"{peer} ({r['peer_name']})" if peer != "-" else r["peer_name"]
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}x" if r["ratio"] < 10 else f"{r['ratio']:.1f}x"
+        met = "info" if r["met"] is None else "yes" if r["met"] else "NO"
+        lines.append([r["measure"], fmt(r["ours"], r["unit"]), peer, ratio, r["target"], met])
+    widths = [max(len(x[i]) for x in lines + [head]) for i in range(len(head))]
+    sep = "-+-".join("-" * w for w in widths)
+    print(" | ".join(h.ljust(w) for h, w in zip(head, widths)))
+    print(sep)
+    for x in lines:
+        print(" | ".join(c.ljust(w) for c, w in zip(x, widths)))
+
+
+MEASURES = {
+    "spsc": bench_spsc,
+    "tracker": bench_tracker,
+    "replay": bench_replay,
+    "live": bench_live,
+    "overflow": bench_overflow,
+    "soak": bench_soak,
+    "start": bench_start,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description="damon-perfd performance suite (issue #8)")
+    ap.add_argument("--build", required=True, help="release build directory")
+    ap.add_argument("--json", help="where to write the figures (default: BUILD/bench.json)")
+    ap.add_argument("--soak", type=float, default=60, help="RSS soak seconds (default 60; the full one: 600)")
+    ap.add_argument("--live", type=float, default=15, help="live measuring window, seconds (default 15)")
+    ap.add_argument("--reps", type=int, default=3, help="replay repetitions, median taken (default 3)")
+    ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
+    ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
+    a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
+    a.json = a.json or os.path.join(a.build, "bench.json")
+    only = a.only.split(",") if a.only else list(MEASURES)
+    unknown = [m for m in only if m not in MEASURES]
+    if unknown:
+        ap.error("unknown measure(s): " + ",".join(unknown))
+    if os.geteuid() != 0 and any(m in only for m in ("live", "soak", "start", "replay")):
+        ap.error("live, soak, start and replay need root (system-wide perf events)")
+
+    rows, raw = [], {}
+    load0 = os.getloadavg()
+    t_start = now()
+    with tempfile.TemporaryDirectory(prefix="dp-bench-") as tmp:
+        a.tmp = tmp
+        for m in only:
+            log(f"== {m}")
+            t = now()
+            rows += MEASURES[m](a, raw)
+            log(f"   ({now() - t:.0f} s)")
+    machine = {"kernel": platform.release(), "cpus": os.cpu_count(), "load_before": load0,
+               "load_after": os.getloadavg(), "seconds": now() - t_start}
+    with open(a.json, "w") as f:
+        json.dump({"machine": machine, "rows": rows, "raw": raw}, f, indent=2)
+    print()
+    print_table(rows)
+    print(f"\n{os.cpu_count()} CPUs, load {load0[0]:.1f} before, {os.getloadavg()[0]:.1f} after, "
+          f"{now() - t_start:.0f} s; figures in {a.json}")
+    return 0 if all(r["met"] is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
