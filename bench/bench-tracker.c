@@ -14,6 +14,10 @@
  * The tracker's clock is not ticked while measuring, so regions stay put
  * and, after the first pass, matches take the no-update path.
  *
+ * Static probes: the batch path as built (probes in when the usdt option is
+ * on) against a copy of it compiled without them (tracker-probes-off.c), on
+ * the same trackers and samples, to show what unattached probes cost.
+ *
  *   bench-tracker [--seconds S] [--reps N] [--json FILE]
  */
 
@@ -30,6 +34,7 @@
 #include <time.h>
 
 #include "damon-perfd/macro.h"
+#include "damon-perfd/probes.h"
 #include "damon-perfd/tracker.h"
 
 #define NR_SAMPLES (1u << 16)
@@ -39,6 +44,10 @@
 #define REGION_PAGES 16
 #define HOLE_PAGES 1024 /* a multiple of REGION_PAGES keeps regions aligned to their size */
 #define UNKNOWN_TGID UINT32_C(999999)
+
+/* tracker-probes-off.c: dp_tracker_account_batch() without static probes. */
+void dp_tracker_account_batch_probes_off(struct dp_tracker *t, const struct dp_sample *s, size_t nr,
+                                         struct dp_counter_values *c);
 
 struct flat_region {
         uint32_t tgid;
@@ -61,12 +70,14 @@ enum variant {
         VARIANT_SINGLE,
         VARIANT_BATCH,
         VARIANT_NAIVE,
+        VARIANT_BATCH_PROBES_OFF,
 };
 
 static const char *const variant_names[] = {
         [VARIANT_SINGLE] = "tracker, per sample",
         [VARIANT_BATCH] = "tracker, batch",
         [VARIANT_NAIVE] = "naive linear search",
+        [VARIANT_BATCH_PROBES_OFF] = "tracker, batch, probes compiled out",
 };
 
 static double now_seconds(void) {
@@ -232,6 +243,9 @@ static double measure(struct world *w, enum variant v, double seconds, bool *ok)
                         for (size_t i = 0; i < CHUNK; i++)
                                 naive_account(w, &chunk[i], &c);
                         break;
+                case VARIANT_BATCH_PROBES_OFF:
+                        dp_tracker_account_batch_probes_off(w->tracker, chunk, CHUNK, &c);
+                        break;
                 }
                 for (enum dp_counter k = DP_C_MATCH; k <= DP_C_MISS_BOUND; k++)
                         expect[k] += w->expect[pos / CHUNK][k];
@@ -272,6 +286,14 @@ struct row {
         double median;
 };
 
+/* The batch path with static probes compiled in (as built) and out. */
+struct probe_row {
+        const char *workload;
+        size_t world;
+        double in[MAX_REPS], out[MAX_REPS];
+        double in_median, out_median;
+};
+
 struct scale_row {
         uint32_t regions_per_target;
         double tracker[MAX_REPS], naive[MAX_REPS];
@@ -279,17 +301,20 @@ struct scale_row {
 };
 
 static int write_json(const char *path, const struct row *rows, size_t nr_rows, const struct scale_row *scale,
-                      size_t nr_scale, size_t reps, double seconds) {
-        json_t *root, *main_rows, *scale_rows;
+                      size_t nr_scale, const struct probe_row *probes, size_t nr_probes, size_t reps,
+                      double seconds) {
+        json_t *root, *main_rows, *scale_rows, *probe_rows;
         int r = 0;
 
-        root = json_pack("{s:s, s:f, s:I, s:I, s:{s:i, s:i}, s:o, s:o}", "benchmark", "tracker", "seconds", seconds,
-                         "repetitions", (json_int_t) reps, "samples", (json_int_t) NR_SAMPLES, "main", "targets", 100,
-                         "regions_per_target", 100, "results", json_array(), "scaling", json_array());
+        root = json_pack("{s:s, s:f, s:I, s:I, s:{s:i, s:i}, s:o, s:o, s:{s:b, s:o}}", "benchmark", "tracker",
+                         "seconds", seconds, "repetitions", (json_int_t) reps, "samples", (json_int_t) NR_SAMPLES,
+                         "main", "targets", 100, "regions_per_target", 100, "results", json_array(), "scaling",
+                         json_array(), "usdt", "compiled_in", DP_USDT, "results", json_array());
         if (!root)
                 return -ENOMEM;
         main_rows = json_object_get(root, "results");
         scale_rows = json_object_get(root, "scaling");
+        probe_rows = json_object_get(json_object_get(root, "usdt"), "results");
 
         for (size_t i = 0; i < nr_rows && r == 0; i++) {
                 json_t *rates = json_array(), *entry;
@@ -318,6 +343,17 @@ static int write_json(const char *path, const struct row *rows, size_t nr_rows, 
                         r = -ENOMEM;
                 else
                         json_array_append_new(scale_rows, entry);
+        }
+        for (size_t i = 0; i < nr_probes && r == 0; i++) {
+                json_t *entry = json_pack("{s:s, s:f, s:f, s:f}", "workload", probes[i].workload,
+                                          "probes_in_ns_per_sample", 1e9 / probes[i].in_median,
+                                          "probes_out_ns_per_sample", 1e9 / probes[i].out_median,
+                                          "in_vs_out", probes[i].out_median / probes[i].in_median);
+
+                if (!entry)
+                        r = -ENOMEM;
+                else
+                        json_array_append_new(probe_rows, entry);
         }
         if (r == 0 && json_dump_file(root, path, JSON_INDENT(2)) < 0)
                 r = -EIO;
@@ -352,6 +388,7 @@ int main(int argc, char *argv[]) {
                 { "local", VARIANT_NAIVE, 1, 5 },
         };
         struct scale_row scale[DP_ARRAY_SIZE(scale_sizes)] = {};
+        struct probe_row probes[] = { { "random", 0 }, { "local", 1 } };
         struct world worlds[2], scale_worlds[DP_ARRAY_SIZE(scale_sizes)];
         const char *json_path = NULL;
         double seconds = 0.3;
@@ -419,6 +456,18 @@ int main(int argc, char *argv[]) {
                         scale[i].tracker[k] = measure(&scale_worlds[i], VARIANT_BATCH, seconds, &ok);
                         scale[i].naive[k] = measure(&scale_worlds[i], VARIANT_NAIVE, seconds, &ok);
                 }
+                /* Alternate which copy goes first, so neither always runs on a warmer cache. */
+                for (size_t i = 0; i < DP_ARRAY_SIZE(probes); i++) {
+                        struct world *w = &worlds[probes[i].world];
+
+                        if (k % 2 == 0) {
+                                probes[i].in[k] = measure(w, VARIANT_BATCH, seconds, &ok);
+                                probes[i].out[k] = measure(w, VARIANT_BATCH_PROBES_OFF, seconds, &ok);
+                        } else {
+                                probes[i].out[k] = measure(w, VARIANT_BATCH_PROBES_OFF, seconds, &ok);
+                                probes[i].in[k] = measure(w, VARIANT_BATCH, seconds, &ok);
+                        }
+                }
         }
 
         printf("Sample matching, 100 targets x 100 regions, %u pre-generated samples "
@@ -444,11 +493,23 @@ int main(int argc, char *argv[]) {
                        scale[i].tracker_median / scale[i].naive_median,
                        scale[0].tracker_median / scale[i].tracker_median);
 
+        printf("\nStatic probes (USDT) on the batch path, not attached: compiled in vs out, "
+               "100 targets x 100 regions%s\n\n",
+               DP_USDT ? "" : "\n(this build has the usdt option off: both copies are without probes)");
+        printf("%-8s %18s %19s %10s\n", "stream", "probes in ns/smp", "probes out ns/smp", "in vs out");
+        for (size_t i = 0; i < DP_ARRAY_SIZE(probes); i++) {
+                probes[i].in_median = median(probes[i].in, reps);
+                probes[i].out_median = median(probes[i].out, reps);
+                printf("%-8s %18.2f %19.2f %9.3fx\n", probes[i].workload, 1e9 / probes[i].in_median,
+                       1e9 / probes[i].out_median, probes[i].out_median / probes[i].in_median);
+        }
+
         if (!ok)
                 fprintf(stderr, "\nbench-tracker: outcome counts did not match the generated mix!\n");
 
         if (json_path) {
-                r = write_json(json_path, rows, DP_ARRAY_SIZE(rows), scale, DP_ARRAY_SIZE(scale), reps, seconds);
+                r = write_json(json_path, rows, DP_ARRAY_SIZE(rows), scale, DP_ARRAY_SIZE(scale), probes,
+                               DP_ARRAY_SIZE(probes), reps, seconds);
                 if (r < 0) {
                         fprintf(stderr, "bench-tracker: writing %s: %s\n", json_path, strerror(-r));
                         ok = false;

@@ -14,6 +14,7 @@
 #include "damon-perfd/damon-hints.h"
 #include "damon-perfd/damon-sysfs.h"
 #include "damon-perfd/macro.h"
+#include "damon-perfd/probes.h"
 #include "damon-thread.h"
 #include "log.h"
 
@@ -285,6 +286,8 @@ static void commit_hints(struct damon_thread *d) {
                 r = start_owned(d, &h);
         else
                 r = dp_damon_commit_hints(d->fs, &d->state, d->config.damon_state_file, h.targets, h.n);
+        for (size_t i = 0; i < h.n; i++)
+                DP_PROBE4(damon_commit, d->decision.kdamond, h.targets[i].pid, h.targets[i].nr_regions, r);
         if (r < 0) {
                 note_failure(d, d->have_state ? "commit" : "start", r);
                 goto out;

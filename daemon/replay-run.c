@@ -34,7 +34,7 @@ int replay_run(const struct manager_options *o, const char *path) {
         struct dp_stats_view view = {0};
         struct dp_replay *rp = NULL;
         struct timespec t0, t1;
-        int targets, r;
+        int r;
 
         r = dp_perf_data_open(path, &data);
         if (r < 0) {
@@ -54,6 +54,7 @@ int replay_run(const struct manager_options *o, const char *path) {
         tc.sample_interval_ns = o->config.sample_interval_us * 1000;
         tc.aggr_interval_ns = o->config.aggr_interval_us * 1000;
         tc.max_targets = o->config.max_targets;
+        tc.source = source ? source->name : "capture";
         r = dp_tracker_new(&tc, &tracker);
         if (r >= 0)
                 r = dp_replay_new(source, tracker, tc.mode == DP_TRACKER_PADDR, &rp);
@@ -61,12 +62,12 @@ int replay_run(const struct manager_options *o, const char *path) {
                 return r;
 
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        targets = dp_replay_plan_targets(rp, data);
-        r = targets < 0 ? targets : dp_replay_run(rp, data);
+        /* One pass: targets grow as their samples come. */
+        r = dp_replay_run(rp, data);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (r < 0)
                 log_error("%s: %s; counting what was read before it", path, strerror(-r));
-        log_info("replayed %s: %d targets, %zu CPUs, %.3f s", path, targets, dp_replay_nr_cpus(rp),
+        log_info("replayed %s: %zu targets, %zu CPUs, %.3f s", path, dp_tracker_nr_targets(tracker), dp_replay_nr_cpus(rp),
                  (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
 
         cpus = calloc(dp_replay_nr_cpus(rp) ?: 1, sizeof(*cpus));

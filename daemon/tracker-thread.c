@@ -8,13 +8,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "damon-perfd/probes.h"
 #include "damon-perfd/proc-parse.h"
 #include "log.h"
 #include "tracker-thread.h"
 
-/* Idle back-off bounds: quick to resume after a burst, cheap when nothing happens. */
-#define IDLE_SLEEP_MIN_NS 1000000ull
-#define IDLE_SLEEP_MAX_NS 20000000ull
+/* Every pass ends in a sleep, as long as the fullest queue takes to fill to
+ * a quarter at the rate it last filled, within these bounds: readers hand
+ * over batches (a wakeup watermark's worth) a few dozen times a second, and
+ * on a virtual machine a sleep and wakeup costs as much as draining a few
+ * hundred samples.  40 ms at 1M samples/s is 40k samples, within the default
+ * queue (bench/bench-overflow checks). */
+#define SLEEP_MIN_NS 10000000ull
+#define SLEEP_MAX_NS 40000000ull
+/* Targets without samples lately have their maps re-read only every this
+ * many refreshes: reading every process's maps each second cost more than
+ * all the sampling on a busy machine. */
+#define IDLE_REFRESH_ROUNDS 10
 
 /* Target settings a reload hands over; taken at the start of a pass. */
 struct pending_targets {
@@ -48,6 +58,8 @@ struct tracker_thread {
         double sample_tokens;                   /* Monitor() sample budget */
         uint64_t tokens_ns;
         uint64_t next_refresh_ns;
+        uint64_t refresh_round;
+        uint64_t last_pass_ns;                  /* for the fill rate of the queues */
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
         struct dp_tracker_snapshot published;
@@ -106,7 +118,21 @@ static int sync_target(struct tracker_thread *t, uint32_t tgid, bool phys) {
         return r;
 }
 
-static void refresh_targets(struct tracker_thread *t) {
+/* Whether a snapshot's target had samples in this aggregation or the last. */
+static bool target_sampled(const struct dp_tracker_snapshot *snap, size_t i) {
+        const struct dp_snapshot_target *target = &snap->targets[i];
+
+        for (size_t k = 0; k < target->nr_regions; k++) {
+                const struct dp_snapshot_region *r = &snap->regions[target->first_region + k];
+
+                if (r->nr_samples || r->last_nr_samples)
+                        return true;
+        }
+        return false;
+}
+
+/* @all: every target now (start, reload); else the idle ones in turns. */
+static void refresh_targets(struct tracker_thread *t, bool all) {
         const struct dp_config *c = &t->config;
 
         switch (c->target_mode) {
@@ -122,8 +148,13 @@ static void refresh_targets(struct tracker_thread *t) {
                 /* Walk a copy: sync_target() may drop targets as it goes. */
                 if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
                         return;
-                for (size_t i = 0; i < t->work.nr_targets; i++)
-                        (void) sync_target(t, t->work.targets[i].tgid, false);
+                t->refresh_round++;
+                for (size_t i = 0; i < t->work.nr_targets; i++) {
+                        uint32_t tgid = t->work.targets[i].tgid;
+
+                        if (all || target_sampled(&t->work, i) || (t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS == 0)
+                                (void) sync_target(t, tgid, false);
+                }
                 return;
         }
 }
@@ -223,10 +254,12 @@ static void apply_pending_targets(struct tracker_thread *t) {
         }
 }
 
-/* Takes everything queued now; returns the number of samples. */
-static size_t drain_all(struct tracker_thread *t) {
+/* Takes everything queued now; returns the number of samples, and in
+ * *@fullest the most any one queue held. */
+static size_t drain_all(struct tracker_thread *t, size_t *fullest) {
         size_t total = 0;
 
+        *fullest = 0;
         for (size_t i = 0; i < t->n; i++) {
                 struct dp_spsc *q = t->samplers[i].queue;
                 struct dp_counter_values *c = &t->counters[i];
@@ -241,9 +274,11 @@ static size_t drain_all(struct tracker_thread *t) {
                         dp_spsc_consume(q, n);
                         got += n;
                 }
+                *fullest = DP_MAX(*fullest, got);
                 if (got) {
                         c->v[DP_C_DEQUEUE] += got;
                         c->v[DP_C_DRAIN]++;
+                        DP_PROBE2(drain, t->samplers[i].cpu, got);
                         dp_counters_publish(t->samplers[i].stats, DP_OWNER_TRACKER, c);
                         total += got;
                 }
@@ -251,22 +286,33 @@ static size_t drain_all(struct tracker_thread *t) {
         return total;
 }
 
+/* How long to sleep after a pass that found @fullest samples in the fullest
+ * queue, @elapsed ns after the one before. */
+static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_t elapsed) {
+        uint64_t quarter = t->n ? dp_spsc_capacity(t->samplers[0].queue) / 4 : 0, ns;
+
+        if (fullest == 0)
+                return SLEEP_MAX_NS;
+        ns = (uint64_t) ((double) quarter * (double) elapsed / (double) fullest);
+        return DP_MIN(DP_MAX(ns, SLEEP_MIN_NS), SLEEP_MAX_NS);
+}
+
 static void *tracker_main(void *arg) {
         struct tracker_thread *t = arg;
-        uint64_t idle_ns = IDLE_SLEEP_MIN_NS;
 
         (void) pthread_setname_np(pthread_self(), "dp-tracker");
         for (;;) {
                 bool stopping = atomic_load_explicit(&t->stop, memory_order_acquire);
-                size_t got;
-                uint64_t now;
+                size_t fullest;
+                uint64_t now, nap;
+                bool requested;
 
                 atomic_store_explicit(&t->heartbeat_ns, now_ns(), memory_order_relaxed);
                 if (atomic_exchange(&t->pending_set, false)) {
                         apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
-                got = drain_all(t);
+                (void) drain_all(t, &fullest);
                 now = now_ns();
 
                 /* Close an aggregation only once every sample of it can have been
@@ -275,21 +321,17 @@ static void *tracker_main(void *arg) {
                         adopt_unknown(t);
                         publish_snapshot(t);
                 }
-                if (now >= t->next_refresh_ns || atomic_exchange(&t->refresh_requested, false)) {
-                        refresh_targets(t);
+                requested = atomic_exchange(&t->refresh_requested, false);
+                if (requested || now >= t->next_refresh_ns) {
+                        refresh_targets(t, requested);
                         t->next_refresh_ns = now + t->config.maps_refresh_us * 1000;
                 }
                 if (stopping)
                         break; /* the drain above was the last one: the readers had stopped */
 
-                if (got) {
-                        idle_ns = IDLE_SLEEP_MIN_NS;
-                } else {
-                        struct timespec ts = { 0, (long) idle_ns };
-
-                        nanosleep(&ts, NULL);
-                        idle_ns = DP_MIN(idle_ns * 2, IDLE_SLEEP_MAX_NS);
-                }
+                nap = sleep_ns(t, fullest, t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS);
+                t->last_pass_ns = now;
+                nanosleep(&(struct timespec) { 0, (long) nap }, NULL);
         }
         publish_snapshot(t);
         return NULL;
@@ -309,7 +351,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->n = n;
         t->hub = hub;
         t->self = getpid();
-        t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + IDLE_SLEEP_MAX_NS + 10000000ull;
+        t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + SLEEP_MAX_NS + 10000000ull;
         pthread_mutex_init(&t->lock, NULL);
         pthread_mutex_init(&t->pending_lock, NULL);
         t->counters = calloc(n, sizeof(*t->counters));
@@ -330,12 +372,16 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->capacity = config->target_mode == DP_TARGETS_PHYS ? 1 : DP_MAX(config->max_targets, DP_CONFIG_MAX_PIDS);
         tc.max_targets = t->capacity;
         tc.seed = now_ns();
+        /* The sample probe's label: every CPU samples with the one source. */
+        for (size_t i = 0; i < n && !tc.source; i++)
+                if (samplers[i].reader.source)
+                        tc.source = samplers[i].reader.source->name;
         r = dp_tracker_new(&tc, &t->tracker);
         if (r < 0)
                 goto fail;
 
         /* Initial targets before any sample arrives. */
-        refresh_targets(t);
+        refresh_targets(t, true);
         t->next_refresh_ns = now_ns() + config->maps_refresh_us * 1000;
         publish_snapshot(t);
 

@@ -21,6 +21,9 @@
 /* Reads per wakeup and connection, so one busy client cannot starve others. */
 #define READS_PER_WAKEUP 4
 #define ACCEPTS_PER_WAKEUP 64
+/* Calls per wakeup and connection: a client's pipelined calls take turns
+ * with everyone else's instead of holding the loop. */
+#define CALLS_PER_WAKEUP 1
 /* Pipelined calls are dispatched only while less than this much output is
  * queued: a client that reads slowly is paced instead of dropped. */
 #define DISPATCH_OUTPUT_THRESHOLD ((size_t) 1024 * 1024)
@@ -209,6 +212,7 @@ static int connection_update(struct connection *c) {
 static void connection_process(struct connection *c, uint32_t revents) {
         struct dp_varlink_connection *proto = c->peer.connection;
         bool throttled = false;
+        unsigned calls = 0;
         const char *reason;
         int r;
 
@@ -222,7 +226,8 @@ static void connection_process(struct connection *c, uint32_t revents) {
         while (!c->peer.failed) {
                 struct dp_varlink_call_message m;
 
-                if (dp_varlink_connection_output_size(proto) >= DISPATCH_OUTPUT_THRESHOLD) {
+                if (dp_varlink_connection_output_size(proto) >= DISPATCH_OUTPUT_THRESHOLD ||
+                    calls >= CALLS_PER_WAKEUP) {
                         throttled = true;
                         break;
                 }
@@ -235,6 +240,7 @@ static void connection_process(struct connection *c, uint32_t revents) {
                         goto flush_and_close;
                 }
                 c->timer_armed = false;         /* a complete call: the idle clock restarts after it */
+                calls++;
                 dp_varlink_service_dispatch(c->server->service, &c->peer, &m);
                 dp_varlink_call_message_done(&m);
         }
@@ -246,7 +252,7 @@ static void connection_process(struct connection *c, uint32_t revents) {
                 goto close;
 
         /* Output drained below the threshold at once: go on with pipelined
-         * calls (otherwise EPOLLOUT brings us back). */
+         * calls at the next turn (otherwise EPOLLOUT brings us back). */
         if (throttled && dp_varlink_connection_output_size(proto) < DISPATCH_OUTPUT_THRESHOLD)
                 connection_wake(&c->peer, c);
 
@@ -358,6 +364,9 @@ int dp_varlink_server_add_connection(struct dp_varlink_server *s, int fd) {
                                       on_connection_timeout, c);
         if (r >= 0)
                 r = sd_event_add_defer(s->event, &c->defer, on_connection_defer, c);
+        /* Going on with a client's pipelined calls waits for everyone else's I/O. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(c->defer, SD_EVENT_PRIORITY_IDLE);
         if (r >= 0)
                 r = sd_event_source_set_enabled(c->defer, SD_EVENT_OFF);
         if (r >= 0)

@@ -19,6 +19,7 @@
 
 #include "damon-perfd/macro.h"
 #include "damon-perfd/perf-data.h"
+#include "damon-perfd/read-ahead.h"
 
 /* struct perf_file_header: magic, size, attr_size, attrs, data, event_types,
  * then a 256-bit feature bitmap.  Offsets rather than a struct keep the parser
@@ -44,6 +45,10 @@ struct id_owner {
         size_t attr;
 };
 
+/* perf numbers the IDs of a session's events consecutively, one per event and
+ * CPU: their low bits index a small cache that spares most lookups. */
+#define ID_CACHE_SIZE 64
+
 struct dp_perf_data {
         uint8_t *image;
         bool mapped;          /* image is a read-only mapping of the file, else malloc'ed */
@@ -58,9 +63,18 @@ struct dp_perf_data {
         int sample_id_pos;    /* byte offset of the ID in a sample body; -1 with one attr */
         int trailer_id_pos;   /* bytes from the end of a record to its trailer ID; -1 when none */
 
+        struct id_owner id_cache[ID_CACHE_SIZE]; /* IDs looked up, by their low bits; id 0: empty */
+
         uint64_t data_begin, data_end;
         uint64_t cursor;
         int error;            /* sticky iteration error */
+
+        /* dp_perf_data_next_sequential() of a file: records read(2) ahead into
+         * buffers, of which file bytes [window_begin, window_end) are at hand. */
+        int fd;               /* the file, or -1 for a memory image */
+        struct dp_read_ahead *ahead;
+        const uint8_t *window;
+        uint64_t window_begin, window_end;
 };
 
 /* A {offset, size} section descriptor, checked to lie inside the image. */
@@ -85,6 +99,9 @@ struct dp_perf_data *dp_perf_data_free(struct dp_perf_data *d) {
                 munmap(d->image, d->image_size ?: 1);
         else
                 free(d->image);
+        dp_read_ahead_free(d->ahead);
+        if (d->fd >= 0)
+                close(d->fd);
         free(d->attrs);
         free(d->layouts);
         free(d->ids);
@@ -277,6 +294,7 @@ static int perf_data_parse(uint8_t *image, size_t size, bool mapped, struct dp_p
         d->image = image;
         d->image_size = size;
         d->mapped = mapped;
+        d->fd = -1;
 
         r = check_magic(d);
         if (r < 0)
@@ -324,8 +342,10 @@ int dp_perf_data_open_memory(const void *buf, size_t size, struct dp_perf_data *
 
 int dp_perf_data_open(const char *path, struct dp_perf_data **ret) {
         _cleanup_close_ int fd = -1;
+        struct dp_perf_data *d;
         uint8_t *image;
         struct stat st;
+        int r;
 
         if (!path || !ret)
                 return -EINVAL;
@@ -345,12 +365,18 @@ int dp_perf_data_open(const char *path, struct dp_perf_data **ret) {
         if (st.st_size == 0)
                 return dp_perf_data_open_memory("", 0, ret);
         /* Mapped, not read: captures run to gigabytes, and a copy costs more than
-         * all the decoding.  Page alignment gives the records their 8 bytes. */
-        image = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+         * all the decoding.  Page alignment gives the records their 8 bytes.
+         * Not populated: one-pass readers stream the data section instead. */
+        image = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (image == MAP_FAILED)
                 return dp_negative_errno();
         (void) madvise(image, (size_t) st.st_size, MADV_SEQUENTIAL);
-        return perf_data_parse(image, (size_t) st.st_size, true, ret);
+        r = perf_data_parse(image, (size_t) st.st_size, true, &d);
+        if (r < 0)
+                return r;
+        d->fd = DP_TAKE_FD(fd);
+        *ret = d;
+        return 0;
 }
 
 void dp_perf_data_rewind(struct dp_perf_data *d) {
@@ -360,18 +386,25 @@ void dp_perf_data_rewind(struct dp_perf_data *d) {
         d->error = 0;
 }
 
-static int find_attr(const struct dp_perf_data *d, uint64_t id, size_t *attr) {
+static int find_attr(struct dp_perf_data *d, uint64_t id, size_t *attr) {
         const struct id_owner key = { .id = id }, *hit;
+        struct id_owner *cached;
 
         /* perf synthesizes records with ID 0; they belong to the first event. */
         if (d->n_attrs == 1 || id == 0) {
                 *attr = 0;
                 return 0;
         }
+        cached = &d->id_cache[id % ID_CACHE_SIZE];
+        if (cached->id == id) {
+                *attr = cached->attr;
+                return 0;
+        }
         hit = bsearch(&key, d->ids, d->n_ids, sizeof(*d->ids), compare_id_owner);
         if (!hit)
                 return -EPROTO;
         *attr = hit->attr;
+        *cached = *hit;
         return 0;
 }
 
@@ -381,7 +414,8 @@ static void bind_attr(const struct dp_perf_data *d, size_t attr, struct dp_perf_
         rec->layout = &d->layouts[attr];
 }
 
-static int decode_sample(const struct dp_perf_data *d, struct dp_perf_data_record *rec) {
+static inline __attribute__((always_inline)) int decode_sample(struct dp_perf_data *d, struct dp_perf_data_record *rec,
+                                                               bool parse) {
         size_t size = rec->header->size, attr = 0;
         int r;
 
@@ -394,10 +428,13 @@ static int decode_sample(const struct dp_perf_data *d, struct dp_perf_data_recor
                         return r;
         }
         bind_attr(d, attr, rec);
+        /* Fixed-size samples need no walk to be checked. */
+        if (!parse && rec->layout->sample_size)
+                return size == rec->layout->sample_size ? 0 : -EBADMSG;
         return dp_perf_parse_sample(rec->layout, rec->header, size, &rec->sample);
 }
 
-static int decode_kernel_record(const struct dp_perf_data *d, struct dp_perf_data_record *rec) {
+static int decode_kernel_record(struct dp_perf_data *d, struct dp_perf_data_record *rec) {
         size_t size = rec->header->size, attr = 0;
         int r;
 
@@ -418,8 +455,10 @@ static int decode_kernel_record(const struct dp_perf_data *d, struct dp_perf_dat
         return dp_perf_parse_sample_id(rec->layout, rec->header, size, &rec->sample_id);
 }
 
-/* Bytes perf stored after the record, outside header.size. */
-static int find_payload(struct dp_perf_data_record *rec, uint64_t left) {
+/* Bytes perf stored after the record, outside header.size.  They are handed
+ * out from the image even when the record comes from the window: they may be
+ * larger than it. */
+static int find_payload(const struct dp_perf_data *d, struct dp_perf_data_record *rec, uint64_t left) {
         const uint8_t *p = (const uint8_t *) rec->header;
         uint64_t size;
 
@@ -439,12 +478,73 @@ static int find_payload(struct dp_perf_data_record *rec, uint64_t left) {
         }
         if (size % 8 != 0 || size > left - rec->header->size)
                 return -EBADMSG;
-        rec->payload = size ? p + rec->header->size : NULL;
+        rec->payload = size ? d->image + d->cursor + rec->header->size : NULL;
         rec->payload_size = size;
         return 0;
 }
 
-static int next_record(struct dp_perf_data *d, struct dp_perf_data_record *rec) {
+/* The @need bytes at the cursor (at most what the data section has left),
+ * from the window, which moves on through the read-ahead.  Reading beats
+ * touching the mapping for one pass: on virtual machines the first access to
+ * each page of a fresh mapping can cost more than all the decoding of what is
+ * on it. */
+static int window_fill(struct dp_perf_data *d, uint64_t need, const uint8_t **ret) {
+        size_t avail;
+        int r;
+
+        /* A rewind starts over. */
+        if (d->ahead && d->cursor < d->window_begin) {
+                dp_read_ahead_free(d->ahead);
+                d->ahead = NULL;
+        }
+        if (!d->ahead) {
+                r = dp_read_ahead_new(d->fd, d->cursor, d->data_end, &d->ahead);
+                if (r < 0)
+                        return r;
+        }
+        r = dp_read_ahead_at(d->ahead, d->cursor, (size_t) need, ret, &avail);
+        if (r < 0)
+                return r;
+        d->window = *ret;
+        d->window_begin = d->cursor;
+        d->window_end = d->cursor + avail;
+        return 0;
+}
+
+static inline int window_at(struct dp_perf_data *d, uint64_t need, const uint8_t **ret) {
+        if (dp_likely(d->cursor >= d->window_begin && d->cursor + need <= d->window_end)) {
+                *ret = d->window + (d->cursor - d->window_begin);
+                return 0;
+        }
+        return window_fill(d, need, ret);
+}
+
+/* The record at the cursor, whole: in the image, or in the window. */
+static inline int record_at(struct dp_perf_data *d, uint64_t left, bool sequential,
+                            const struct perf_event_header **ret) {
+        const struct perf_event_header *h;
+        const uint8_t *p;
+        int r;
+
+        if (!sequential || d->fd < 0) {
+                *ret = (const struct perf_event_header *) (d->image + d->cursor);
+                return 0;
+        }
+        r = window_at(d, sizeof(*h), &p);
+        if (r < 0)
+                return r;
+        h = (const struct perf_event_header *) p;
+        if (h->size > sizeof(*h) && h->size <= left) {
+                r = window_at(d, h->size, &p);
+                if (r < 0)
+                        return r;
+        }
+        *ret = (const struct perf_event_header *) p;
+        return 0;
+}
+
+static inline __attribute__((always_inline)) int next_record(struct dp_perf_data *d, struct dp_perf_data_record *rec,
+                                                             bool sequential) {
         const struct perf_event_header *h;
         uint64_t left = d->data_end - d->cursor;
         int r;
@@ -454,7 +554,9 @@ static int next_record(struct dp_perf_data *d, struct dp_perf_data_record *rec) 
         if (left < sizeof(*h))
                 return -EBADMSG;
 
-        h = (const struct perf_event_header *) (d->image + d->cursor);
+        r = record_at(d, left, sequential, &h);
+        if (r < 0)
+                return r;
         if (h->size < sizeof(*h) || h->size % 8 != 0 || h->size > left)
                 return -EBADMSG;
 
@@ -469,12 +571,12 @@ static int next_record(struct dp_perf_data *d, struct dp_perf_data_record *rec) 
         rec->sample_id.present = 0;
         rec->payload = NULL;
         rec->payload_size = 0;
-        r = find_payload(rec, left);
+        r = find_payload(d, rec, left);
         if (r < 0)
                 return r;
 
         if (h->type == PERF_RECORD_SAMPLE)
-                r = decode_sample(d, rec);
+                r = decode_sample(d, rec, !sequential);
         else if (h->type == RECORD_COMPRESSED || h->type == RECORD_COMPRESSED2)
                 r = -EOPNOTSUPP;
         else if (h->type != 0 && h->type < DP_PERF_RECORD_USER_TYPE_START)
@@ -486,15 +588,105 @@ static int next_record(struct dp_perf_data *d, struct dp_perf_data_record *rec) 
         return 1;
 }
 
-int dp_perf_data_next(struct dp_perf_data *d, struct dp_perf_data_record *ret) {
+static inline __attribute__((always_inline)) int next(struct dp_perf_data *d, struct dp_perf_data_record *ret,
+                                                      bool sequential) {
         int r;
 
         if (!d || !ret)
                 return -EINVAL;
         if (d->error < 0)
                 return d->error;
-        r = next_record(d, ret);
+        r = next_record(d, ret, sequential);
         if (r < 0)
                 d->error = r;
+        return r;
+}
+
+int dp_perf_data_next(struct dp_perf_data *d, struct dp_perf_data_record *ret) {
+        return next(d, ret, false);
+}
+
+/* The common record of a one-pass read, taken with the fewest steps: a whole
+ * sample of a fixed-size layout in the window.  NULL for anything else. */
+static inline const struct perf_event_header *fast_sample(struct dp_perf_data *d, size_t *attr) {
+        const struct perf_event_header *h;
+        const struct id_owner *cached;
+        uint64_t at = d->cursor - d->window_begin, id;
+
+        if (dp_unlikely(d->cursor < d->window_begin || d->cursor + sizeof(*h) > d->window_end || d->error < 0))
+                return NULL;
+        h = (const struct perf_event_header *) (d->window + at);
+        if (h->type != PERF_RECORD_SAMPLE || d->cursor + h->size > d->window_end)
+                return NULL;
+        *attr = 0;
+        if (d->n_attrs > 1) {
+                if (h->size < sizeof(*h) + (size_t) d->sample_id_pos + 8)
+                        return NULL;
+                id = dp_load_u64((const uint8_t *) h + sizeof(*h) + d->sample_id_pos);
+                cached = &d->id_cache[id % ID_CACHE_SIZE];
+                if (id == 0 || cached->id != id)
+                        return NULL;
+                *attr = cached->attr;
+        }
+        if (h->size != d->layouts[*attr].sample_size)
+                return NULL;
+        return h;
+}
+
+/* Out of line, so that the fast path pays for none of its registers. */
+static __attribute__((noinline)) int next_sequential_slow(struct dp_perf_data *d, struct dp_perf_data_record *ret) {
+        return next(d, ret, true);
+}
+
+int dp_perf_data_next_sequential(struct dp_perf_data *d, struct dp_perf_data_record *ret) {
+        const struct perf_event_header *h;
+        size_t attr;
+
+        if (d && ret && (h = fast_sample(d, &attr))) {
+                ret->header = h;
+                ret->file_offset = d->cursor;
+                bind_attr(d, attr, ret);
+                ret->sample.present = 0;
+                ret->sample_id.present = 0;
+                ret->payload = NULL;
+                ret->payload_size = 0;
+                d->cursor += h->size;
+                return 1;
+        }
+        return next_sequential_slow(d, ret);
+}
+
+int dp_perf_data_next_run(struct dp_perf_data *d, struct dp_perf_data_record *ret, size_t max, size_t *ret_n) {
+        const struct dp_perf_layout *l;
+        const uint8_t *p, *end;
+        size_t n = 1;
+        int r;
+
+        if (!ret_n || max == 0)
+                return -EINVAL;
+        r = dp_perf_data_next_sequential(d, ret);
+        *ret_n = r > 0;
+        if (r <= 0 || ret->header->type != PERF_RECORD_SAMPLE || !ret->layout->sample_size ||
+            d->cursor > d->window_end || d->cursor < d->window_begin)
+                return r;
+
+        /* The samples right after it, as long as they are whole in the window
+         * and provably of the same attr (the same ID) and CPU. */
+        l = ret->layout;
+        p = (const uint8_t *) ret->header + l->sample_size;
+        end = d->window + (d->window_end - d->window_begin);
+        for (; n < max && end - p >= (ptrdiff_t) l->sample_size; n++, p += l->sample_size) {
+                const struct perf_event_header *h = (const struct perf_event_header *) p;
+                const uint8_t *body = p + sizeof(*h), *first = (const uint8_t *) ret->header + sizeof(*h);
+
+                if (h->type != PERF_RECORD_SAMPLE || h->size != l->sample_size)
+                        break;
+                if (d->n_attrs > 1 && dp_load_u64(body + d->sample_id_pos) != dp_load_u64(first + d->sample_id_pos))
+                        break;
+                if (l->off_cpu >= 0 && dp_load_u32(body + l->off_cpu) != dp_load_u32(first + l->off_cpu))
+                        break;
+        }
+        d->cursor += (n - 1) * l->sample_size;
+        *ret_n = n;
         return r;
 }

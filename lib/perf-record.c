@@ -21,6 +21,11 @@
 /* branch_sample_type bits through BRANCH_COUNTERS (bit 19). */
 #define DP_PERF_BRANCH_KNOWN ((UINT64_C(1) << 20) - 1)
 
+/* Fields whose length varies from sample to sample (REGS_* by their ABI word). */
+#define DP_PERF_SAMPLE_VARIABLE_BITS                                                        \
+        (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | \
+         PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
+
 #define DP_PERF_SAMPLE_ID_BITS                                                  \
         (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
          PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
@@ -79,6 +84,8 @@ int dp_perf_layout_init(struct dp_perf_layout *layout, const struct perf_event_a
                 .off_identifier = -1, .off_ip = -1, .off_tid = -1, .off_time = -1, .off_addr = -1,
                 .off_id = -1, .off_stream_id = -1, .off_cpu = -1, .off_period = -1,
                 .read_size = (uint16_t) (8 * read_fixed_words(read_format)),
+                .off_weight = -1, .off_data_src = -1, .off_transaction = -1, .off_phys_addr = -1,
+                .off_cgroup = -1, .off_data_page_size = -1, .off_code_page_size = -1,
         };
 
 #define PLACE(bit, field)                       \
@@ -95,8 +102,20 @@ int dp_perf_layout_init(struct dp_perf_layout *layout, const struct perf_event_a
         PLACE(PERF_SAMPLE_STREAM_ID, off_stream_id);
         PLACE(PERF_SAMPLE_CPU, off_cpu);
         PLACE(PERF_SAMPLE_PERIOD, off_period);
-#undef PLACE
         layout->fixed_size = (uint16_t) off;
+
+        /* In kernel order after the variable fields, of which there are none. */
+        if (!(type & DP_PERF_SAMPLE_VARIABLE_BITS)) {
+                PLACE(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, off_weight);
+                PLACE(PERF_SAMPLE_DATA_SRC, off_data_src);
+                PLACE(PERF_SAMPLE_TRANSACTION, off_transaction);
+                PLACE(PERF_SAMPLE_PHYS_ADDR, off_phys_addr);
+                PLACE(PERF_SAMPLE_CGROUP, off_cgroup);
+                PLACE(PERF_SAMPLE_DATA_PAGE_SIZE, off_data_page_size);
+                PLACE(PERF_SAMPLE_CODE_PAGE_SIZE, off_code_page_size);
+                layout->sample_size = (uint16_t) (HEADER_SIZE + off);
+        }
+#undef PLACE
 
         if (layout->sample_id_all)
                 layout->id_trailer_size =
@@ -308,6 +327,22 @@ int dp_perf_parse_sample(const struct dp_perf_layout *layout, const void *record
         out->cpu = layout->off_cpu >= 0 ? dp_load_u32(body + layout->off_cpu) : 0;
         out->period = layout->off_period >= 0 ? dp_load_u64(body + layout->off_period) : 0;
         clear_variable_fields(out);
+
+        /* Every field at its place: no walk, and the size says it all. */
+        if (layout->sample_size) {
+                if (size != layout->sample_size)
+                        return -EBADMSG;
+                out->weight = layout->off_weight >= 0 ? dp_load_u64(body + layout->off_weight) : 0;
+                out->data_src = layout->off_data_src >= 0 ? dp_load_u64(body + layout->off_data_src) : 0;
+                out->transaction = layout->off_transaction >= 0 ? dp_load_u64(body + layout->off_transaction) : 0;
+                out->phys_addr = layout->off_phys_addr >= 0 ? dp_load_u64(body + layout->off_phys_addr) : 0;
+                out->cgroup = layout->off_cgroup >= 0 ? dp_load_u64(body + layout->off_cgroup) : 0;
+                out->data_page_size = layout->off_data_page_size >= 0 ?
+                                      dp_load_u64(body + layout->off_data_page_size) : 0;
+                out->code_page_size = layout->off_code_page_size >= 0 ?
+                                      dp_load_u64(body + layout->off_code_page_size) : 0;
+                return 0;
+        }
 
         c = (struct cursor) { body + layout->fixed_size, size - HEADER_SIZE - layout->fixed_size };
 

@@ -28,6 +28,10 @@ static uint32_t abs_diff(uint32_t a, uint32_t b) {
 }
 
 static uint32_t weighted_average(uint32_t a, uint64_t weight_a, uint32_t b, uint64_t weight_b) {
+        /* Regions under 8 TiB keep the sum in 64 bits, where division is an
+         * instruction rather than a libgcc call; same quotient either way. */
+        if (dp_likely(((weight_a | weight_b) >> 31) == 0))
+                return (uint32_t) (((uint64_t) a * weight_a + (uint64_t) b * weight_b) / (weight_a + weight_b));
         return (uint32_t) (((u128) a * weight_a + (u128) b * weight_b) / (weight_a + weight_b));
 }
 
@@ -98,7 +102,12 @@ static void set_reindex(struct dp_region_set *s) {
 /* floor(total * (x - r->start) / size(r)): differences of these split
  * @total exactly over any partition of @r. */
 static uint64_t prefix_share(uint64_t total, const struct dp_region *r, uint64_t x) {
-        return (uint64_t) ((u128) total * ((x - r->start) >> PAGE_SHIFT) / region_pages(r));
+        uint64_t part = (x - r->start) >> PAGE_SHIFT;
+
+        /* As in weighted_average(): 64 bits whenever the product fits. */
+        if (dp_likely(((total | part) >> 32) == 0))
+                return total * part / region_pages(r);
+        return (uint64_t) ((u128) total * part / region_pages(r));
 }
 
 /* The piece [start, end) of @from, with its history: intensive values copied,

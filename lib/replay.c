@@ -8,6 +8,7 @@
 #include "damon-perfd/replay.h"
 #include "damon-perfd/ring-reader.h"
 #include "damon-perfd/spsc.h"
+#include "replay-targets.h"
 
 /* Enough to batch the tracker's work, small enough to stay in cache. */
 #define REPLAY_QUEUE_CAPACITY 4096
@@ -19,17 +20,27 @@ struct replay_cpu {
         struct dp_ring_reader reader;   /* reader-owned counters live here */
         struct dp_spsc *queue;
         struct dp_counter_values tracker_counters;
+        bool grown_valid;               /* the chunk the last sample grew targets by */
+        uint32_t grown_pid;
+        uint64_t grown_chunk;
 };
 
 struct dp_replay {
         const struct dp_source *source;
         struct dp_tracker *tracker;
         bool phys;
+        bool planned;           /* dp_replay_plan_targets() added every target */
+        struct replay_growth growth; /* else targets grow as the run meets them */
         struct replay_cpu *cpus[DP_CPU_MAX];
         size_t nr_cpus;
         uint64_t max_time;
         dp_replay_sample_fn hook;
         void *hook_data;
+        dp_replay_aggregation_fn aggregation_hook;
+        void *aggregation_data;
+        bool has_busiest;
+        uint32_t busiest_tgid;
+        uint64_t busiest_samples;
 };
 
 /* Decodes only what the kernel filled in: ADDR, PHYS_ADDR, DATA_SRC, WEIGHT. */
@@ -65,6 +76,7 @@ struct dp_replay *dp_replay_free(struct dp_replay *rp) {
                         dp_spsc_free(rp->cpus[i]->queue);
                         free(rp->cpus[i]);
                 }
+        replay_growth_done(&rp->growth);
         free(rp);
         return NULL;
 }
@@ -74,37 +86,42 @@ void dp_replay_set_sample_hook(struct dp_replay *rp, dp_replay_sample_fn fn, voi
         rp->hook_data = userdata;
 }
 
+void dp_replay_set_aggregation_hook(struct dp_replay *rp, dp_replay_aggregation_fn fn, void *userdata) {
+        rp->aggregation_hook = fn;
+        rp->aggregation_data = userdata;
+}
+
 /* The dummy and other bookkeeping events of a capture carry no accesses. */
 static bool is_access_event(const struct perf_event_attr *attr) {
         return attr && !(attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY);
 }
 
-struct chunk {
-        uint32_t pid;
-        uint64_t chunk;
-};
-
 static int chunk_cmp(const void *a, const void *b) {
-        const struct chunk *x = a, *y = b;
+        const struct replay_chunk *x = a, *y = b;
 
         if (x->pid != y->pid)
                 return x->pid < y->pid ? -1 : 1;
         return x->chunk < y->chunk ? -1 : x->chunk > y->chunk;
 }
 
-static int add_targets(struct dp_replay *rp, struct chunk *chunks, size_t n) {
+static int add_targets(struct dp_replay *rp, struct replay_chunk *chunks, size_t n) {
         _cleanup_free_ struct dp_range *ranges = calloc(n ?: 1, sizeof(*ranges));
         int added = 0, r;
 
         if (!ranges)
                 return -ENOMEM;
+        if (n == 0)
+                return 0;       /* chunks is NULL: a capture without a usable sample */
         qsort(chunks, n, sizeof(*chunks), chunk_cmp);
         for (size_t i = 0; i < n;) {
                 uint32_t pid = chunks[i].pid;
+                uint64_t samples = 0;
                 size_t nr = 0;
 
                 for (; i < n && chunks[i].pid == pid; i++) {
                         uint64_t start = chunks[i].chunk << DP_REPLAY_CHUNK_SHIFT;
+
+                        samples += chunks[i].samples;
 
                         if (nr && ranges[nr - 1].end >= start)
                                 ranges[nr - 1].end = DP_MAX(ranges[nr - 1].end, start + (1ull << DP_REPLAY_CHUNK_SHIFT));
@@ -117,43 +134,87 @@ static int add_targets(struct dp_replay *rp, struct chunk *chunks, size_t n) {
                 if (r < 0 && r != -EEXIST)
                         return r;
                 added += r == 0;
+                if (!rp->has_busiest || samples > rp->busiest_samples) {
+                        rp->has_busiest = true;
+                        rp->busiest_tgid = pid;
+                        rp->busiest_samples = samples;
+                }
         }
         return added;
 }
 
+/* Whether the reader will find a sample record valid, and where it points.
+ * Where the source reads it in place only the few fields that decide are
+ * loaded, to the same outcome as dp_sample_classify() of the full decode. */
+static bool sample_where(const struct dp_replay *rp, const struct dp_perf_data_record *rec, uint32_t *pid,
+                         uint64_t *addr) {
+        const struct dp_perf_layout *l = rec->layout;
+        struct dp_sample s = {0};
+        int r;
+
+        if (dp_source_reads_in_place(rp->source, l, rec->header)) {
+                const uint8_t *body = (const uint8_t *) rec->header + sizeof(*rec->header);
+                uint64_t vaddr, paddr;
+
+                if (l->off_addr < 0)
+                        return false;   /* -ENODATA */
+                vaddr = dp_load_u64(body + l->off_addr);
+                paddr = l->off_phys_addr >= 0 ? dp_load_u64(body + l->off_phys_addr) : 0;
+                if (vaddr == 0 || vaddr >> 63 || (rp->phys && paddr == 0))
+                        return false;
+                *pid = rp->phys || l->off_tid < 0 ? 0 : dp_load_u32(body + l->off_tid);
+                *addr = rp->phys ? paddr : vaddr;
+                return true;
+        }
+
+        r = l->sample_size ? dp_source_decode_record(rp->source, l, rec->header, &s)
+                           : rp->source->decode(&rec->sample, &s);
+        if (r < 0 || dp_sample_classify(&s, rp->phys) != DP_C_VALID)
+                return false;
+        *pid = rp->phys ? 0 : s.pid;
+        *addr = rp->phys ? s.paddr : s.vaddr;
+        return true;
+}
+
 int dp_replay_plan_targets(struct dp_replay *rp, struct dp_perf_data *data) {
-        _cleanup_free_ struct chunk *chunks = NULL;
+        struct replay_chunk_set set = {};
         struct dp_perf_data_record rec;
-        size_t n = 0, cap = 0;
         int r;
 
         dp_perf_data_rewind(data);
-        while ((r = dp_perf_data_next(data, &rec)) > 0) {
-                struct dp_sample s = {0};
-                struct chunk c;
+        while ((r = dp_perf_data_next_sequential(data, &rec)) > 0) {
+                uint64_t addr;
+                uint32_t pid;
 
                 if (rec.header->type != PERF_RECORD_SAMPLE || !is_access_event(rec.attr))
                         continue;
-                if (rp->source->decode(&rec.sample, &s) < 0 || dp_sample_classify(&s, rp->phys) != DP_C_VALID)
+                if (!sample_where(rp, &rec, &pid, &addr))
                         continue;
-                c = rp->phys ? (struct chunk) { 0, s.paddr >> DP_REPLAY_CHUNK_SHIFT }
-                             : (struct chunk) { s.pid, s.vaddr >> DP_REPLAY_CHUNK_SHIFT };
-                /* Samples come in runs on the same chunk: skip the repeats early. */
-                if (n && chunks[n - 1].pid == c.pid && chunks[n - 1].chunk == c.chunk)
-                        continue;
-                if (n == cap) {
-                        struct chunk *grown = realloc(chunks, (cap = cap ? cap * 2 : 1024) * sizeof(*chunks));
-
-                        if (!grown)
-                                return -ENOMEM;
-                        chunks = grown;
-                }
-                chunks[n++] = c;
+                r = replay_chunk_set_add(&set, pid, addr >> DP_REPLAY_CHUNK_SHIFT);
+                if (r < 0)
+                        break;
         }
         dp_perf_data_rewind(data);
-        if (r < 0)
-                return r;
-        return add_targets(rp, chunks, n);
+        if (r >= 0) {
+                r = add_targets(rp, set.slots, replay_chunk_set_pack(&set));
+                rp->planned = r >= 0;
+        }
+        replay_chunk_set_done(&set);
+        return r;
+}
+
+int dp_replay_busiest_target(const struct dp_replay *rp, uint32_t *ret_tgid, uint64_t *ret_samples) {
+        if (!rp->has_busiest)
+                return -ENOENT;
+        *ret_tgid = rp->busiest_tgid;
+        *ret_samples = rp->busiest_samples;
+        return 0;
+}
+
+/* Time passes for the tracker; the hook sees every aggregation. */
+static void tick(struct dp_replay *rp, uint64_t now_ns) {
+        if (dp_tracker_tick(rp->tracker, now_ns) && rp->aggregation_hook)
+                rp->aggregation_hook(rp->tracker, rp->aggregation_data);
 }
 
 static struct replay_cpu *replay_cpu(struct dp_replay *rp, size_t cpu, const struct perf_event_attr *attr) {
@@ -175,10 +236,31 @@ static struct replay_cpu *replay_cpu(struct dp_replay *rp, size_t cpu, const str
         return c;
 }
 
-static void drain(struct dp_replay *rp, struct replay_cpu *c) {
+/* Without a plan, targets grow by the chunks samples are the first in, before
+ * those are accounted.  Runs of one chunk cost a compare. */
+static int grow_targets(struct dp_replay *rp, struct replay_cpu *c, const struct dp_sample *s, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                uint32_t pid = rp->phys ? 0 : s[i].pid;
+                uint64_t addr = rp->phys ? s[i].paddr : s[i].vaddr;
+                int r;
+
+                if (c->grown_valid && pid == c->grown_pid && addr >> DP_REPLAY_CHUNK_SHIFT == c->grown_chunk)
+                        continue;
+                r = replay_growth_note(&rp->growth, rp->tracker, pid, addr);
+                if (r < 0)
+                        return r;
+                c->grown_valid = true;
+                c->grown_pid = pid;
+                c->grown_chunk = addr >> DP_REPLAY_CHUNK_SHIFT;
+        }
+        return 0;
+}
+
+static int drain(struct dp_replay *rp, struct replay_cpu *c) {
         uint64_t *peak = &c->reader.counters.v[DP_C_RING_PEAK];
         const struct dp_sample *first;
         size_t n;
+        int r;
 
         dp_spsc_publish(c->queue);
         *peak = DP_MAX(*peak, (uint64_t) dp_spsc_depth_producer(c->queue));
@@ -186,6 +268,11 @@ static void drain(struct dp_replay *rp, struct replay_cpu *c) {
                 if (rp->hook)
                         for (size_t i = 0; i < n; i++)
                                 rp->hook(&first[i], rp->hook_data);
+                if (!rp->planned) {
+                        r = grow_targets(rp, c, first, n);
+                        if (r < 0)
+                                return r;
+                }
                 dp_tracker_account_batch(rp->tracker, first, n, &c->tracker_counters);
                 dp_spsc_consume(c->queue, n);
                 c->tracker_counters.v[DP_C_DEQUEUE] += n;
@@ -194,23 +281,57 @@ static void drain(struct dp_replay *rp, struct replay_cpu *c) {
         /* Close only aggregations whose samples are all in: captures are
          * ordered per CPU, not across CPUs (perf flushes them in rounds). */
         if (rp->max_time > REPLAY_TICK_LAG_NS)
-                dp_tracker_tick(rp->tracker, rp->max_time - REPLAY_TICK_LAG_NS);
+                tick(rp, rp->max_time - REPLAY_TICK_LAG_NS);
+        return 0;
+}
+
+/* @n samples of one fixed-size layout from @first, all of one CPU: taken in
+ * pieces that end where one at a time would drain, so that the run does the
+ * very same work as sample by sample. */
+static int take_run(struct dp_replay *rp, struct replay_cpu *c, const struct dp_perf_layout *l,
+                    const struct perf_event_header *first, size_t n) {
+        const uint8_t *p = (const uint8_t *) first;
+
+        while (n > 0) {
+                size_t depth = dp_spsc_depth_producer(c->queue);
+                size_t k = DP_MIN(n, depth < REPLAY_DRAIN_AT ? REPLAY_DRAIN_AT - depth : 1);
+
+                if (l->off_time >= 0)
+                        for (size_t i = 0; i < k; i++)
+                                rp->max_time = DP_MAX(rp->max_time, dp_load_u64(p + i * l->sample_size +
+                                                                                sizeof(*first) + l->off_time));
+                dp_ring_reader_take_records(&c->reader, l, (const struct perf_event_header *) p, k);
+                if (dp_spsc_depth_producer(c->queue) >= REPLAY_DRAIN_AT) {
+                        int r = drain(rp, c);
+
+                        if (r < 0)
+                                return r;
+                }
+                p += k * l->sample_size;
+                n -= k;
+        }
+        return 0;
 }
 
 int dp_replay_run(struct dp_replay *rp, struct dp_perf_data *data) {
         struct dp_perf_data_record rec;
+        size_t n;
         int r;
 
         dp_perf_data_rewind(data);
-        while ((r = dp_perf_data_next(data, &rec)) > 0) {
+        while ((r = dp_perf_data_next_run(data, &rec, REPLAY_DRAIN_AT, &n)) > 0) {
+                const uint8_t *body = (const uint8_t *) rec.header + sizeof(*rec.header);
+                const struct dp_perf_layout *l = rec.layout;
                 struct replay_cpu *c;
                 size_t cpu = 0;
+                int k;
 
                 if (!is_access_event(rec.attr))
                         continue;
+                /* CPU and time lead every sample: fixed offsets, parsed or not. */
                 if (rec.header->type == PERF_RECORD_SAMPLE) {
-                        if (rec.sample.present & PERF_SAMPLE_CPU)
-                                cpu = rec.sample.cpu;
+                        if (l->off_cpu >= 0)
+                                cpu = dp_load_u32(body + l->off_cpu);
                 } else if (rec.sample_id.present & PERF_SAMPLE_CPU)
                         cpu = rec.sample_id.cpu;
                 if (cpu >= DP_CPU_MAX)
@@ -223,17 +344,31 @@ int dp_replay_run(struct dp_replay *rp, struct dp_perf_data *data) {
                         dp_ring_reader_take_other(&c->reader, rec.header);
                         continue;
                 }
+                if (l->sample_size) {
+                        k = take_run(rp, c, l, rec.header, n);
+                        if (k < 0)
+                                return k;
+                        continue;
+                }
+                if (l->off_time >= 0)
+                        rp->max_time = DP_MAX(rp->max_time, dp_load_u64(body + l->off_time));
                 c->reader.counters.v[DP_C_CALLBACK]++;
-                rp->max_time = DP_MAX(rp->max_time, rec.sample.time);
                 dp_ring_reader_take_sample(&c->reader, &rec.sample);
-                if (dp_spsc_depth_producer(c->queue) >= REPLAY_DRAIN_AT)
-                        drain(rp, c);
+                if (dp_spsc_depth_producer(c->queue) >= REPLAY_DRAIN_AT) {
+                        k = drain(rp, c);
+                        if (k < 0)
+                                return k;
+                }
         }
         for (size_t i = 0; i < rp->nr_cpus; i++)
-                if (rp->cpus[i])
-                        drain(rp, rp->cpus[i]);
+                if (rp->cpus[i]) {
+                        int k = drain(rp, rp->cpus[i]);
+
+                        if (k < 0)
+                                return k;
+                }
         /* The capture is over: close the last aggregation too. */
-        dp_tracker_tick(rp->tracker, rp->max_time + REPLAY_TICK_LAG_NS);
+        tick(rp, rp->max_time + REPLAY_TICK_LAG_NS);
         return r;
 }
 

@@ -2,18 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "damon-perfd/probes.h"
 #include "damon-perfd/ring-reader.h"
-
-enum dp_counter dp_sample_classify(const struct dp_sample *s, bool want_phys) {
-        if (s->vaddr == 0)
-                return DP_C_ADDR_ZERO;
-        /* The upper half of the address space is the kernel's on x86-64 and arm64. */
-        if (s->vaddr >> 63)
-                return DP_C_KERNEL;
-        if (want_phys && !(s->flags & DP_SAMPLE_PHYS_VALID))
-                return DP_C_INV_PHYS;
-        return DP_C_VALID;
-}
 
 int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *attr,
                         const struct dp_source *source, struct dp_spsc *queue, uint16_t cpu, bool want_phys) {
@@ -41,6 +31,7 @@ static void file_outcome(struct dp_ring_reader *r, bool in_queue_slot, enum dp_c
                 return;
         if (!in_queue_slot) {
                 r->counters.v[DP_C_OVERFLOW]++;
+                DP_PROBE2(ring_overflow, r->cpu, dp_spsc_depth_producer(r->queue));
                 return;
         }
         dp_spsc_commit(r->queue);
@@ -61,15 +52,72 @@ void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_s
         file_outcome(r, slot != &overflow_slot, dp_sample_classify(slot, r->want_phys));
 }
 
-static void handle_sample(struct dp_ring_reader *r, const struct perf_event_header *h) {
-        struct dp_perf_sample ps;
+static inline __attribute__((always_inline)) void take_record(struct dp_ring_reader *r,
+                                                              const struct dp_perf_layout *layout,
+                                                              const struct perf_event_header *h, bool in_place) {
+        struct dp_sample overflow_slot, *slot;
 
         r->counters.v[DP_C_CALLBACK]++;
-        if (dp_perf_parse_sample(&r->layout, h, h->size, &ps) < 0) {
+        slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
+        slot->cpu = r->cpu;
+        if ((in_place ? dp_source_decode_in_place(layout, h, slot)
+                      : dp_source_decode_record(r->source, layout, h, slot)) < 0) {
                 r->counters.v[DP_C_NULL]++;
                 return;
         }
-        dp_ring_reader_take_sample(r, &ps);
+        file_outcome(r, slot != &overflow_slot, dp_sample_classify(slot, r->want_phys));
+}
+
+void dp_ring_reader_take_record(struct dp_ring_reader *r, const struct dp_perf_layout *layout,
+                                const struct perf_event_header *h) {
+        take_record(r, layout, h, dp_source_reads_in_place(r->source, layout, h));
+}
+
+/* take_record() for a run read in place, with the counters in registers
+ * until the end of the run. */
+static void take_in_place(struct dp_ring_reader *r, const struct dp_perf_layout *layout, const uint8_t *p,
+                          size_t n) {
+        uint64_t outcomes[_DP_C_MAX] = {}, null = 0, enqueued = 0;
+
+        for (size_t i = 0; i < n; i++, p += layout->sample_size) {
+                struct dp_sample overflow_slot, *slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
+                enum dp_counter outcome;
+
+                slot->cpu = r->cpu;
+                if (dp_source_decode_in_place(layout, (const struct perf_event_header *) p, slot) < 0) {
+                        null++;
+                        continue;
+                }
+                outcome = dp_sample_classify(slot, r->want_phys);
+                outcomes[outcome]++;
+                if (outcome != DP_C_VALID)
+                        continue;
+                if (dp_unlikely(slot == &overflow_slot)) {
+                        r->counters.v[DP_C_OVERFLOW]++;
+                        DP_PROBE2(ring_overflow, r->cpu, dp_spsc_depth_producer(r->queue));
+                        continue;
+                }
+                dp_spsc_commit(r->queue);
+                enqueued++;
+        }
+        r->counters.v[DP_C_CALLBACK] += n;
+        r->counters.v[DP_C_NULL] += null;
+        r->counters.v[DP_C_ENQUEUE] += enqueued;
+        for (enum dp_counter c = DP_C_VALID; c <= DP_C_INV_PHYS; c++)
+                r->counters.v[c] += outcomes[c];
+}
+
+void dp_ring_reader_take_records(struct dp_ring_reader *r, const struct dp_perf_layout *layout,
+                                 const struct perf_event_header *first, size_t n) {
+        const uint8_t *p = (const uint8_t *) first;
+
+        /* One decision for the whole run: its records share layout and size. */
+        if (n > 0 && dp_source_reads_in_place(r->source, layout, first)) {
+                take_in_place(r, layout, p, n);
+                return;
+        }
+        for (size_t i = 0; i < n; i++, p += layout->sample_size)
+                take_record(r, layout, (const struct perf_event_header *) p, false);
 }
 
 int dp_ring_reader_attach_aux(struct dp_ring_reader *r, struct perf_event_mmap_page *meta, const void *aux,
@@ -262,7 +310,7 @@ size_t dp_ring_reader_drain(struct dp_ring_reader *r) {
 
         while ((h = dp_perf_ring_next(&r->ring, &err))) {
                 if (h->type == PERF_RECORD_SAMPLE)
-                        handle_sample(r, h);
+                        dp_ring_reader_take_record(r, &r->layout, h);
                 else
                         dp_ring_reader_take_other(r, h);
                 n++;

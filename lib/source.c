@@ -4,16 +4,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "damon-perfd/macro.h"
 #include "damon-perfd/pmu.h"
 #include "damon-perfd/source.h"
-
-/* data_src of samples whose source has nothing to say: every field "not available". */
-#define DATA_SRC_NA                                                                     \
-        ((uint64_t) PERF_MEM_OP_NA << PERF_MEM_OP_SHIFT |                               \
-         (uint64_t) PERF_MEM_LVL_NA << PERF_MEM_LVL_SHIFT |                             \
-         (uint64_t) PERF_MEM_SNOOP_NA << PERF_MEM_SNOOP_SHIFT |                         \
-         (uint64_t) PERF_MEM_LOCK_NA << PERF_MEM_LOCK_SHIFT |                           \
-         (uint64_t) PERF_MEM_TLB_NA << PERF_MEM_TLB_SHIFT)
 
 void dp_source_attr_common(const struct dp_source_options *options, struct perf_event_attr *attr) {
         attr->size = sizeof(*attr);
@@ -32,29 +25,25 @@ void dp_source_attr_common(const struct dp_source_options *options, struct perf_
 int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *out) {
         if (!(ps->present & PERF_SAMPLE_ADDR))
                 return -ENODATA;
-
-        out->vaddr = ps->addr;
-        out->pid = ps->pid;
-        out->tid = ps->tid;
-        out->time = ps->time;
-        out->paddr = ps->phys_addr;
-        out->data_src = ps->data_src;
-        out->latency = (uint32_t) ps->weight; /* WEIGHT_STRUCT: var1_dw, the latency */
-        out->flags = 0;
-        if (ps->phys_addr)
-                out->flags |= DP_SAMPLE_PHYS_VALID;
-        if ((ps->present & PERF_SAMPLE_DATA_SRC) && ps->data_src && ps->data_src != DATA_SRC_NA) {
-                union perf_mem_data_src src = { .val = ps->data_src };
-
-                out->flags |= DP_SAMPLE_DATA_SRC_VALID;
-                if (src.mem_op & PERF_MEM_OP_LOAD)
-                        out->flags |= DP_SAMPLE_LOAD;
-                if (src.mem_op & PERF_MEM_OP_STORE)
-                        out->flags |= DP_SAMPLE_STORE;
-        }
-        if ((ps->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && out->latency)
-                out->flags |= DP_SAMPLE_LATENCY_VALID;
+        dp_source_fill_generic(out, ps->present, ps->addr, ps->pid, ps->tid, ps->time, ps->phys_addr,
+                               ps->data_src, ps->weight);
         return 0;
+}
+
+int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
+                            const struct perf_event_header *h, struct dp_sample *out) {
+        struct dp_perf_sample ps;
+        int r;
+
+        if (dp_source_reads_in_place(source, layout, h))
+                return dp_source_decode_in_place(layout, h, out);
+
+        r = dp_perf_parse_sample(layout, h, h->size, &ps);
+        if (r < 0)
+                return r;
+        if (ps.present & PERF_SAMPLE_CPU)
+                out->cpu = (uint16_t) ps.cpu;
+        return source->decode(&ps, out);
 }
 
 const struct dp_source *dp_source_find(const char *name) {

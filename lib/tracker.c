@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "damon-perfd/macro.h"
+#include "damon-perfd/probes.h"
 #include "damon-perfd/tracker.h"
 
 #define MAX_TARGETS_LIMIT (1u << 20)
@@ -37,6 +38,7 @@ struct dp_tracker {
         struct dp_target *paddr_target;
         uint32_t last_unknown;
         bool last_unknown_valid;
+        const char *source;             /* for the sample probe */
 
         /* Unknown tgids, deduplicated. */
         uint32_t unknown[UNKNOWN_SLOTS];
@@ -110,6 +112,7 @@ int dp_tracker_new(const struct dp_tracker_config *c, struct dp_tracker **ret) {
         }
 
         t->mode = c->mode;
+        t->source = c->source ?: "unknown";
         t->config = *c;
         t->slot_shift = 32 - bits;
         t->slot_mask = nr_slots - 1;
@@ -369,43 +372,73 @@ static inline enum outcome count_access(struct dp_tracker *t, struct dp_region *
         return OUTCOME_MATCH_UPDATE;
 }
 
-static inline __attribute__((always_inline)) enum outcome account_one(struct dp_tracker *t,
-                                                                     const struct dp_sample *s) {
+/* The probes' names of the outcomes, as the counters they count in (update: a
+ * match that is the region's first access of its sampling interval). */
+static const char *const outcome_names[_OUTCOME_MAX] = {
+        [OUTCOME_MATCH] = "match",
+        [OUTCOME_MATCH_UPDATE] = "update",
+        [OUTCOME_MISS_TGID] = "miss_tgid",
+        [OUTCOME_MISS_REGION] = "miss_region",
+        [OUTCOME_MISS_BOUND] = "miss_bound",
+};
+
+/* @ret_addr: the address matched against, for the probes.  The miss probe
+ * sits on the miss path only, where it costs the hot path nothing. */
+static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tracker *t, const struct dp_sample *s,
+                                                                   uint64_t *ret_addr) {
         struct dp_target *target;
         struct dp_region *region;
+        enum outcome miss;
         uint64_t addr;
 
         if (t->mode == DP_TRACKER_VADDR) {
+                addr = *ret_addr = s->vaddr;
                 target = t->last_target;
                 if (dp_unlikely(!target || target->tgid != s->pid)) {
                         target = lookup_target(t, s->pid);
                         if (dp_unlikely(!target)) {
                                 remember_unknown(t, s->pid);
-                                return OUTCOME_MISS_TGID;
+                                miss = OUTCOME_MISS_TGID;
+                                goto missed;
                         }
                         t->last_target = target;
                 }
-                addr = s->vaddr;
         } else {
+                addr = *ret_addr = s->paddr;
                 target = t->paddr_target;
-                if (dp_unlikely(!target))
-                        return OUTCOME_MISS_TGID;
-                if (dp_unlikely(!(s->flags & DP_SAMPLE_PHYS_VALID)))
-                        return OUTCOME_MISS_BOUND;
-                addr = s->paddr;
+                miss = !target ? OUTCOME_MISS_TGID : OUTCOME_MISS_BOUND;
+                if (dp_unlikely(!target || !(s->flags & DP_SAMPLE_PHYS_VALID)))
+                        goto missed;
         }
 
         switch (dp_region_set_find(&target->set, addr, &region)) {
         case DP_REGION_MATCH:
                 break;
         case DP_REGION_MISS_REGION:
-                return OUTCOME_MISS_REGION;
+                miss = OUTCOME_MISS_REGION;
+                goto missed;
         default:
-                return OUTCOME_MISS_BOUND;
+                miss = OUTCOME_MISS_BOUND;
+                goto missed;
         }
 
         region->nr_samples++;
         return count_access(t, region, s->time);
+
+missed:
+        DP_PROBE3(report_missed, outcome_names[miss], s->pid, addr);
+        return miss;
+}
+
+/* Files one sample; the static probes see it with its outcome (nops unless
+ * traced).  @source is t->source, loaded once per batch. */
+static inline __attribute__((always_inline)) enum outcome account_one(struct dp_tracker *t, const struct dp_sample *s,
+                                                                     const char *source) {
+        uint64_t addr;
+        enum outcome o = match_one(t, s, &addr);
+
+        DP_PROBE5(sample, addr, s->cpu, s->pid, source, outcome_names[o]);
+        return o;
 }
 
 enum dp_counter dp_tracker_classify(struct dp_tracker *t, const struct dp_sample *s) {
@@ -445,16 +478,17 @@ static void add_outcomes(struct dp_counter_values *c, const uint64_t n[static _O
 void dp_tracker_account(struct dp_tracker *t, const struct dp_sample *s, struct dp_counter_values *c) {
         uint64_t n[_OUTCOME_MAX] = {};
 
-        n[account_one(t, s)]++;
+        n[account_one(t, s, t->source)]++;
         add_outcomes(c, n);
 }
 
 void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, size_t nr,
                               struct dp_counter_values *c) {
+        const char *source = t->source;
         uint64_t n[_OUTCOME_MAX] = {};
 
         for (size_t i = 0; i < nr; i++)
-                n[account_one(t, &s[i])]++;
+                n[account_one(t, &s[i], source)]++;
         add_outcomes(c, n);
 }
 
@@ -525,6 +559,10 @@ uint64_t dp_tracker_epoch(const struct dp_tracker *t) {
 
 uint64_t dp_tracker_nr_aggregations(const struct dp_tracker *t) {
         return t ? t->nr_aggregations : 0;
+}
+
+uint64_t dp_tracker_window_start_ns(const struct dp_tracker *t) {
+        return t ? t->window_start_ns : 0;
 }
 
 uint64_t dp_tracker_split_failures(const struct dp_tracker *t) {

@@ -120,7 +120,7 @@ int dp_varlink_socket_bind(const char *path, mode_t mode, const char *group, int
 
         /* bind() created the file by the umask; set what was asked for. */
         if (chmod(path, mode) < 0 || (group && chown(path, (uid_t) -1, gid) < 0) ||
-            stat(path, &st) < 0 || listen(fd, SOMAXCONN) < 0) {
+            stat(path, &st) < 0 || listen(fd, DP_VARLINK_SOCKET_BACKLOG) < 0) {
                 r = dp_negative_errno();
                 (void) unlink(path);
                 return r;

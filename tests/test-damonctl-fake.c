@@ -529,6 +529,170 @@ static void wait_lines(const char *path, int lines) {
         ck_abort_msg("%s never got %d lines", path, lines);
 }
 
+START_TEST(test_heatmap_live) {
+        _cleanup_free_ char *log = NULL, *svg = NULL;
+        char path[200], out[160];
+        struct fake f;
+        struct run r;
+        pid_t pid;
+
+        /* Not a terminal: ASCII shades, the picture once at the end, sized by these. */
+        setenv("COLUMNS", "40", 1);
+        setenv("LINES", "10", 1);
+        fake_start(&f, FAKE_GOOD);
+        snprintf(path, sizeof(path), "%s/heatmap.svg", f.dir);
+        r = RUN(&f, "heatmap", "--target", "42", "--duration", "0.5", "--interval", "0.1", "--svg", path);
+        ck_assert_msg(r.status == 0, "heatmap: %d %s", r.status, r.err);
+        ck_assert_str_eq(r.err, "");
+        /* The fake's four 1 MiB regions at 20, 15, 10 and 5 of 20: a row each,
+         * the lowest addresses hottest, in every column. */
+        assert_contains(r.out, "Access heatmap: pid 42, a column every 0.10 s\n"
+                               "0x7f0000300000 |----");
+        assert_contains(r.out, "\n               |####");
+        assert_contains(r.out, "\n               |++++");
+        assert_contains(r.out, "\n0x7f0000000000 |@@@@");
+        assert_contains(r.out, ".:-=+*#%@ 0% .. 100% of sampling intervals with an access (hottest 100%)\n");
+        log = slurp(f.log);
+        assert_contains(log, "{\"method\":\"io.damon.perfd.GetRegions\",\"parameters\":{\"target\":42,"
+                             "\"limit\":1000000}}\n");
+        svg = slurp(path);
+        assert_contains(svg, "<title>Access heatmap: pid 42, a column every 0.10 s</title>");
+        assert_contains(svg, "<g data-start=\"0x7f0000000000\" data-end=\"0x7f0000006666\">");
+        run_done(&r);
+
+        /* Without --target: the hottest region's; a range zooms in. */
+        r = RUN(&f, "heatmap", "--duration", "0.1", "--interval", "0.1", "--range", "7f0000200000-0x7f0000400000");
+        ck_assert_msg(r.status == 0, "heatmap: %d %s", r.status, r.err);
+        ck_assert_str_eq(r.err, "heatmap: target 42, which has the hottest region\n");
+        /* The upper 2 MiB only, at 10 and 5 of 20; two columns, drawn four characters wide. */
+        assert_contains(r.out, "\n0x7f0000380000 |--------\n");
+        assert_contains(r.out, "\n0x7f0000200000 |++++++++\n");
+        assert_contains(r.out, " of sampling intervals with an access (hottest 50%)\n");
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--target", "999", "--duration", "0.1");
+        ck_assert_int_eq(r.status, 1);
+        ck_assert_str_eq(r.err, "GetRegions failed: io.damon.perfd.NoSuchTarget {\"target\":999}: "
+                                "that target is not monitored\n");
+        ck_assert_str_eq(r.out, "");
+        run_done(&r);
+
+        /* Until Ctrl-C, then the picture. */
+        pid = spawn_ctl(&f, 0, (const char *const[]) { "heatmap", "--target", "phys", "--interval", "0.05", NULL });
+        snprintf(out, sizeof(out), "%s/calls.log", f.dir);
+        wait_lines(out, 12);
+        ck_assert_int_eq(kill(pid, SIGINT), 0);
+        r = collect(&f, pid);
+        ck_assert_msg(r.status == 0, "heatmap exited %d: %s", r.status, r.err);
+        assert_contains(r.out, "Access heatmap: the physical address space, a column every 0.05 s\n");
+        assert_contains(r.out, "\n0x7f0000000000 |@@");
+        run_done(&r);
+        fake_stop(&f);
+        unsetenv("COLUMNS");
+        unsetenv("LINES");
+}
+END_TEST
+
+START_TEST(test_heatmap_replay) {
+        const char *testdata = getenv("DP_TESTDATA");
+        _cleanup_free_ char *svg = NULL, *log = NULL;
+        char capture[512], path[200];
+        struct fake f;
+        struct run r;
+
+        ck_assert_ptr_nonnull(testdata);
+        snprintf(capture, sizeof(capture), "%s/pagefault-system.perf.data", testdata);
+        /* No daemon needed: the capture goes through the tracker in damonctl. */
+        fake_start(&f, FAKE_GOOD);
+        snprintf(path, sizeof(path), "%s/replay.svg", f.dir);
+        r = RUN(&f, "heatmap", "--replay", capture, "--svg", path);
+        ck_assert_msg(r.status == 0, "heatmap --replay: %d %s", r.status, r.err);
+        ck_assert_str_eq(r.err, "heatmap: pid 14462, the busiest of 42 in the capture (18233 samples)\n");
+        assert_contains(r.out, "Access heatmap: pid 14462 in pagefault-system.perf.data, a column every 0.10 s\n");
+        svg = slurp(path);
+        assert_contains(svg, "<title>Access heatmap: pid 14462 in pagefault-system.perf.data, a column every "
+                             "0.10 s</title>");
+        /* The capture's 0.57 s at 0.1 s an aggregation; its hottest cells. */
+        assert_contains(svg, ">0.5</text>");
+        assert_contains(svg, "(the hottest cell: 80%)");
+        log = slurp(f.log);
+        ck_assert_ptr_null(strstr(log, "GetRegions"));
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--replay", capture, "--target", "14499", "--interval", "0.05");
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        ck_assert_str_eq(r.err, "");
+        assert_contains(r.out, "Access heatmap: pid 14499 in pagefault-system.perf.data, a column every 0.05 s\n");
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--replay", capture, "--target", "1");
+        ck_assert_int_eq(r.status, 1);
+        assert_contains(r.err, "heatmap: pid 1 has no samples in ");
+        assert_contains(r.err, "(the busiest process is 14462)\n");
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--replay", capture, "--target", "phys");
+        ck_assert_int_eq(r.status, 1);
+        assert_contains(r.err, "has no samples with a physical address\n");
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--replay", "/nonexistent.data");
+        ck_assert_int_eq(r.status, 1);
+        assert_contains(r.err, "heatmap: /nonexistent.data: not a readable perf.data capture: ");
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--replay", capture, "--svg", "/nonexistent/dir/x.svg");
+        ck_assert_int_eq(r.status, 1);
+        assert_contains(r.err, "heatmap: cannot write /nonexistent/dir/x.svg: No such file or directory\n");
+        run_done(&r);
+        fake_stop(&f);
+}
+END_TEST
+
+START_TEST(test_heatmap_usage) {
+        static const char *const bad[][4] = {
+                { "--range", "0x2000-0x1000", "--range: expected START-END in hex with START below END" },
+                { "--range", "7f00", "--range: expected START-END" },
+                { "--range", "0x1000-0xzz", "--range: expected START-END" },
+                { "--interval", "0", "--interval: expected seconds between 0.001 and 86400, got '0'" },
+                { "--duration", "soon", "--duration: expected seconds" },
+                { "--target", "-3", "--target: expected a whole number" },
+                { "--svg", "", "--svg: expected a file name" },
+        };
+        struct fake f;
+        struct run r;
+
+        fake_start(&f, FAKE_GOOD);
+        for (size_t i = 0; i < DP_ARRAY_SIZE(bad); i++) {
+                r = RUN(&f, "heatmap", bad[i][0], bad[i][1]);
+                ck_assert_msg(r.status == 2, "%s %s: %d", bad[i][0], bad[i][1], r.status);
+                assert_contains(r.err, bad[i][2]);
+                run_done(&r);
+        }
+        r = RUN(&f, "--json", "heatmap");
+        ck_assert_int_eq(r.status, 2);
+        assert_contains(r.err, "heatmap does not take --json");
+        run_done(&r);
+
+        r = RUN(&f, "heatmap", "--replay", "x.data", "--duration", "3");
+        ck_assert_int_eq(r.status, 2);
+        assert_contains(r.err, "--duration is for a live heatmap");
+        run_done(&r);
+
+        r = RUN(&f, "regions", "--svg", "x.svg");
+        ck_assert_int_eq(r.status, 2);
+        assert_contains(r.err, "regions does not take --svg");
+        run_done(&r);
+
+        /* stats keeps whole seconds. */
+        r = RUN(&f, "stats", "--interval", "0.5");
+        ck_assert_int_eq(r.status, 2);
+        assert_contains(r.err, "--interval: expected a whole number");
+        run_done(&r);
+        fake_stop(&f);
+}
+END_TEST
+
 START_TEST(test_monitor_interrupted) {
         _cleanup_free_ char *log = NULL;
         char out[160];
@@ -728,6 +892,9 @@ int main(void) {
         tcase_add_test(tc, test_stats_interval);
         tcase_add_test(tc, test_cpus_targets_regions);
         tcase_add_test(tc, test_damon_view);
+        tcase_add_test(tc, test_heatmap_live);
+        tcase_add_test(tc, test_heatmap_replay);
+        tcase_add_test(tc, test_heatmap_usage);
         tcase_add_test(tc, test_reload_denied);
         tcase_add_test(tc, test_monitor_interrupted);
         tcase_add_test(tc, test_stats_interval_interrupted);

@@ -323,6 +323,137 @@ static size_t records_before(const struct walk *full, uint64_t data_offset, uint
         return n;
 }
 
+/* One record as a reader sees it: where it is, what it is, and its bytes. */
+struct seen {
+        uint64_t offset;
+        int attr_index;
+        uint32_t type, size;
+        uint64_t sample_id_present;
+        uint32_t sample_id_cpu;
+        struct dp_perf_sample sample;   /* parsed, for samples */
+        uint8_t bytes[64];              /* the first ones */
+};
+
+static void seen_take(struct seen *s, const struct dp_perf_data_record *rec, const struct perf_event_header *h,
+                      uint64_t offset) {
+        *s = (struct seen) {
+                .offset = offset, .attr_index = rec->attr_index, .type = h->type, .size = h->size,
+                .sample_id_present = rec->sample_id.present,
+                .sample_id_cpu = (rec->sample_id.present & PERF_SAMPLE_CPU) ? rec->sample_id.cpu : 0,
+        };
+        memcpy(s->bytes, h, DP_MIN((size_t) h->size, sizeof(s->bytes)));
+        if (h->type == PERF_RECORD_SAMPLE)
+                ck_assert_int_eq(dp_perf_parse_sample(rec->layout, h, h->size, &s->sample), 0);
+}
+
+static bool seen_equal(const struct seen *a, const struct seen *b) {
+        const struct dp_perf_sample *x = &a->sample, *y = &b->sample;
+
+        return a->offset == b->offset && a->attr_index == b->attr_index && a->type == b->type && a->size == b->size &&
+               a->sample_id_present == b->sample_id_present && a->sample_id_cpu == b->sample_id_cpu &&
+               memcmp(a->bytes, b->bytes, DP_MIN((size_t) a->size, sizeof(a->bytes))) == 0 &&
+               x->present == y->present && x->pid == y->pid && x->tid == y->tid && x->time == y->time &&
+               x->addr == y->addr && x->cpu == y->cpu && x->ip == y->ip && x->data_src == y->data_src;
+}
+
+enum way { WAY_NEXT, WAY_SEQUENTIAL, WAY_RUN };
+
+/* Every record by one of the three ways; the run way expands its runs. */
+static size_t walk_way(struct dp_perf_data *d, enum way way, size_t max_run, struct seen **ret, int *end) {
+        struct dp_perf_data_record rec;
+        struct seen *v = NULL;
+        size_t n = 0, cap = 0, k = 1;
+        int r;
+
+        for (;;) {
+                r = way == WAY_NEXT ? dp_perf_data_next(d, &rec)
+                    : way == WAY_SEQUENTIAL ? dp_perf_data_next_sequential(d, &rec)
+                                            : dp_perf_data_next_run(d, &rec, max_run, &k);
+                if (r <= 0)
+                        break;
+                ck_assert_uint_ge(k, 1);
+                ck_assert_uint_le(k, max_run);
+                if (way != WAY_NEXT && rec.header->type == PERF_RECORD_SAMPLE && rec.layout->sample_size)
+                        ck_assert_uint_eq(rec.sample.present, 0);       /* left unparsed */
+                for (size_t i = 0; i < k; i++) {
+                        const struct perf_event_header *h = (const void *) ((const uint8_t *) rec.header +
+                                                                             i * rec.header->size);
+
+                        if (n == cap) {
+                                cap = cap ? 2 * cap : 4096;
+                                v = realloc(v, cap * sizeof(*v));
+                                ck_assert_ptr_nonnull(v);
+                        }
+                        seen_take(&v[n++], &rec, h, rec.file_offset + i * rec.header->size);
+                }
+        }
+        *end = r;
+        *ret = v;
+        return n;
+}
+
+static void check_ways(struct dp_perf_data *d) {
+        _cleanup_free_ struct seen *a = NULL, *b = NULL, *c = NULL, *e = NULL;
+        size_t na, nb, nc, ne, runs_of_many = 0;
+        int ra, rb, rc, re;
+
+        dp_perf_data_rewind(d);
+        na = walk_way(d, WAY_NEXT, 1, &a, &ra);
+        dp_perf_data_rewind(d);
+        nb = walk_way(d, WAY_SEQUENTIAL, 1, &b, &rb);
+        dp_perf_data_rewind(d);
+        nc = walk_way(d, WAY_RUN, 1000, &c, &rc);
+        dp_perf_data_rewind(d);
+        ne = walk_way(d, WAY_RUN, 3, &e, &re);
+        ck_assert_int_eq(ra, 0);
+        ck_assert_int_eq(rb, 0);
+        ck_assert_int_eq(rc, 0);
+        ck_assert_int_eq(re, 0);
+        ck_assert_uint_gt(na, 1000);
+        ck_assert_uint_eq(nb, na);
+        ck_assert_uint_eq(nc, na);
+        ck_assert_uint_eq(ne, na);
+        for (size_t i = 0; i < na; i++) {
+                CHECK(seen_equal(&a[i], &b[i]), "record %zu at %#" PRIx64 ": sequential differs", i, a[i].offset);
+                CHECK(seen_equal(&a[i], &c[i]), "record %zu at %#" PRIx64 ": run differs", i, a[i].offset);
+                CHECK(seen_equal(&a[i], &e[i]), "record %zu at %#" PRIx64 ": short run differs", i, a[i].offset);
+                runs_of_many += i > 0 && a[i].type == PERF_RECORD_SAMPLE && a[i - 1].type == PERF_RECORD_SAMPLE;
+        }
+        ck_assert_uint_gt(runs_of_many, 100);
+}
+
+/* The one-pass ways give every record as dp_perf_data_next() does, from the
+ * file (read ahead, across the buffers' boundaries) and from memory; they
+ * mix with it, and a rewind starts them over. */
+START_TEST(test_sequential_ways) {
+        _cleanup_free_ char *path = testdata_path(DATA_FILE);
+        _cleanup_perf_data_ struct dp_perf_data *from_file = NULL, *from_memory = NULL;
+        _cleanup_free_ uint8_t *buf = NULL;
+        struct dp_perf_data_record rec, seq;
+        size_t size, k;
+
+        ck_assert_int_eq(dp_perf_data_open(path, &from_file), 0);
+        check_ways(from_file);
+        buf = read_whole(path, &size);
+        ck_assert_uint_gt(size, 1u << 20);      /* more than one read-ahead chunk */
+        ck_assert_int_eq(dp_perf_data_open_memory(buf, size, &from_memory), 0);
+        check_ways(from_memory);
+
+        /* Mixed: each call takes the record after the last one taken. */
+        dp_perf_data_rewind(from_file);
+        for (int i = 0; i < 5000; i++) {
+                uint64_t at;
+
+                ck_assert_int_eq(dp_perf_data_next(from_file, &rec), 1);
+                at = rec.file_offset + rec.header->size + rec.payload_size;
+                ck_assert_int_eq(i % 2 ? dp_perf_data_next_sequential(from_file, &seq)
+                                       : dp_perf_data_next_run(from_file, &seq, 1, &k), 1);
+                ck_assert_uint_eq(seq.file_offset, at);
+        }
+        ck_assert_int_eq(dp_perf_data_next_run(from_file, &seq, 0, &k), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_truncated_copies) {
         _cleanup_free_ char *path = testdata_path(DATA_FILE);
         _cleanup_perf_data_ struct dp_perf_data *d = NULL;
@@ -507,6 +638,7 @@ static Suite *perf_data_suite(void) {
         tcase_set_timeout(tc, 300);
         tcase_add_test(tc, test_matches_perf_script);
         tcase_add_test(tc, test_memory_equals_file);
+        tcase_add_test(tc, test_sequential_ways);
         tcase_add_test(tc, test_truncated_copies);
         tcase_add_test(tc, test_malformed);
         tcase_add_test(tc, test_random_damage);

@@ -13,6 +13,7 @@
 
 #include "damon-perfd/macro.h"
 #include "damon-perfd/perf-record.h"
+#include "damon-perfd/source.h"
 
 #include "check-main.h"
 
@@ -612,6 +613,26 @@ START_TEST(test_layout) {
         ck_assert_uint_eq(l.fixed_size, 48);
         ck_assert_uint_eq(l.id_trailer_size, 32);
         ck_assert(l.sample_id_all);
+        /* No field of variable length: one size, DATA_SRC at its place. */
+        ck_assert_uint_eq(l.sample_size, 8 + 48 + 8);
+        ck_assert_int_eq(l.off_data_src, 48);
+        ck_assert_int_eq(l.off_weight, -1);
+        ck_assert_int_eq(l.off_phys_addr, -1);
+
+        attr.sample_type |= PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CODE_PAGE_SIZE;
+        ck_assert_int_eq(dp_perf_layout_init(&l, &attr), 0);
+        ck_assert_int_eq(l.off_weight, 48);
+        ck_assert_int_eq(l.off_data_src, 56);
+        ck_assert_int_eq(l.off_phys_addr, 64);
+        ck_assert_int_eq(l.off_code_page_size, 72);
+        ck_assert_uint_eq(l.sample_size, 8 + 80);
+        attr.sample_type |= PERF_SAMPLE_REGS_INTR;      /* its ABI word decides its length */
+        ck_assert_int_eq(dp_perf_layout_init(&l, &attr), 0);
+        ck_assert_uint_eq(l.sample_size, 0);
+        ck_assert_int_eq(l.off_weight, -1);
+        ck_assert_int_eq(l.off_phys_addr, -1);
+        attr.sample_type &= ~(PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CODE_PAGE_SIZE |
+                              PERF_SAMPLE_REGS_INTR);
 
         attr.sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_PERIOD | PERF_SAMPLE_STREAM_ID;
         ck_assert_int_eq(dp_perf_layout_init(&l, &attr), 0);
@@ -834,6 +855,83 @@ START_TEST(test_read_value_lost) {
 }
 END_TEST
 
+/* Bits of the fields of fixed length. */
+#define FIXED_SAMPLE_BITS                                                                               \
+        (ALL_SAMPLE_BITS & ~(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |               \
+                             PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
+                             PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX))
+
+/* A source with the generic decode that is not dp_source_decode_generic
+ * itself: dp_source_decode_record() must then parse. */
+static int decode_generic_copy(const struct dp_perf_sample *ps, struct dp_sample *out) {
+        return dp_source_decode_generic(ps, out);
+}
+
+/* Read in place, a fixed-size sample decodes to exactly what parsing it and
+ * the generic decode give: every field, every flag. */
+START_TEST(test_decode_in_place) {
+        static const uint64_t data_srcs[] = { 0, UINT64_C(0x1e05080021), DP_DATA_SRC_NA,
+                                              (uint64_t) PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT,
+                                              (uint64_t) PERF_MEM_OP_STORE << PERF_MEM_OP_SHIFT };
+        const struct dp_source copy = { .name = "copy", .decode = decode_generic_copy };
+        static struct spec sp;
+        static struct builder b;
+        unsigned in_place = 0;
+
+        for (unsigned i = 0; i < 20000; i++) {
+                uint64_t t = rnd() & FIXED_SAMPLE_BITS;
+                struct dp_perf_layout l;
+                struct dp_perf_sample ps;
+                struct dp_sample want, got, parsed;
+                int rw, rg, rp;
+
+                if ((t & PERF_SAMPLE_WEIGHT) && (t & PERF_SAMPLE_WEIGHT_STRUCT))
+                        t &= ~PERF_SAMPLE_WEIGHT;
+                if (rnd_below(4))
+                        t |= PERF_SAMPLE_ADDR;
+                random_attr(&sp, t);
+                CHECK(dp_perf_layout_init(&l, &sp.attr) == 0, "layout %#" PRIx64, t);
+                CHECK(l.sample_size != 0, "%#" PRIx64 " has no fixed size", t);
+                spec_random_values(&sp, false);
+                sp.data_src = rnd_below(2) ? data_srcs[rnd_below(DP_ARRAY_SIZE(data_srcs))] : sp.data_src;
+                sp.weight = rnd_below(3) ? sp.weight : rnd_below(2) ? 0 : UINT64_C(1) << 32;
+                sp.phys_addr = rnd_below(3) ? sp.phys_addr : 0;
+                build_sample(&b, &sp);
+                CHECK(b.len == l.sample_size, "%#" PRIx64 ": built %zu, layout says %u", t, b.len, l.sample_size);
+
+                memset(&want, 0x5a, sizeof(want));
+                memcpy(&got, &want, sizeof(got));
+                memcpy(&parsed, &want, sizeof(parsed));
+                ck_assert_int_eq(dp_perf_parse_sample(&l, b.buf, b.len, &ps), 0);
+                if (ps.present & PERF_SAMPLE_CPU)
+                        want.cpu = (uint16_t) ps.cpu;
+                rw = dp_source_decode_generic(&ps, &want);
+                in_place += dp_source_reads_in_place(&dp_source_pagefault, &l, (const void *) b.buf);
+                rg = dp_source_decode_record(&dp_source_pagefault, &l, (const void *) b.buf, &got);
+                rp = dp_source_decode_record(&copy, &l, (const void *) b.buf, &parsed);
+                CHECK(rw == rg && rw == rp, "%#" PRIx64 ": %d, %d in place, %d parsed", t, rw, rg, rp);
+                CHECK(memcmp(&want, &got, sizeof(want)) == 0, "%#" PRIx64 ": in place differs", t);
+                CHECK(memcmp(&want, &parsed, sizeof(want)) == 0, "%#" PRIx64 ": parsed differs", t);
+        }
+        ck_assert_uint_eq(in_place, 20000);
+
+        /* A record of another size than its layout's is parsed, and refused. */
+        random_attr(&sp, PERF_SAMPLE_TID | PERF_SAMPLE_ADDR);
+        {
+                struct dp_perf_layout l;
+                struct dp_sample out;
+
+                ck_assert_int_eq(dp_perf_layout_init(&l, &sp.attr), 0);
+                build_sample(&b, &sp);
+                put_u64(&b, 0);
+                finish(&b);
+                ck_assert(!dp_source_reads_in_place(&dp_source_pagefault, &l, (const void *) b.buf));
+                ck_assert_int_eq(dp_source_decode_record(&dp_source_pagefault, &l, (const void *) b.buf, &out),
+                                 -EBADMSG);
+        }
+}
+END_TEST
+
 static Suite *perf_record_suite(void) {
         Suite *s = suite_create("perf-record");
         TCase *tc = tcase_create("core");
@@ -849,6 +947,7 @@ static Suite *perf_record_suite(void) {
         tcase_add_test(tc, test_raw_padding);
         tcase_add_test(tc, test_huge_counts);
         tcase_add_test(tc, test_layout);
+        tcase_add_test(tc, test_decode_in_place);
         tcase_add_test(tc, test_bad_arguments);
         tcase_add_test(tc, test_sample_id_trailer);
         tcase_add_test(tc, test_loss_and_throttle_records);

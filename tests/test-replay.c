@@ -2,6 +2,7 @@
 /* Replay of a real `perf record -e page-faults -d -a` capture through the
  * pipeline agrees exactly with `perf script` on the same file. */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +84,8 @@ static size_t read_script(struct keys *valid) {
         return lines;
 }
 
-START_TEST(test_replay_agrees_with_perf_script) {
+/* With @plan, targets come from a first pass; without, they grow in the run. */
+static void check_agreement(bool plan) {
         char *path = testdata("pagefault-system.perf.data");
         _cleanup_perf_data_ struct dp_perf_data *data = NULL;
         struct keys expected = {0}, got = {0};
@@ -102,9 +104,15 @@ START_TEST(test_replay_agrees_with_perf_script) {
         ck_assert_int_eq(dp_replay_new(&dp_source_pagefault, tracker, false, &rp), 0);
         dp_replay_set_sample_hook(rp, on_sample, &got);
 
-        targets = dp_replay_plan_targets(rp, data);
-        ck_assert_int_gt(targets, 0);
+        if (plan) {
+                targets = dp_replay_plan_targets(rp, data);
+                ck_assert_int_gt(targets, 0);
+        }
         ck_assert_int_eq(dp_replay_run(rp, data), 0);
+        if (plan)
+                ck_assert_uint_eq(dp_tracker_nr_targets(tracker), (size_t) targets);
+        else
+                ck_assert_uint_gt(dp_tracker_nr_targets(tracker), 0);
 
         for (size_t cpu = 0; cpu < dp_replay_nr_cpus(rp); cpu++) {
                 dp_replay_counters(rp, cpu, &c);
@@ -145,6 +153,93 @@ START_TEST(test_replay_agrees_with_perf_script) {
         dp_tracker_free(tracker);
         free(got.v);
         free(expected.v);
+        free(path);
+}
+
+START_TEST(test_replay_agrees_with_perf_script) {
+        check_agreement(true);
+}
+END_TEST
+
+/* One pass, targets grown as their samples come: the same samples, all matched. */
+START_TEST(test_replay_one_pass_agrees_with_perf_script) {
+        check_agreement(false);
+}
+END_TEST
+
+static int pid_cmp(const void *a, const void *b) {
+        const struct key *x = a, *y = b;
+
+        return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+struct aggregations {
+        uint32_t tgid;
+        size_t n;
+        uint64_t last_end_ns;
+        bool increasing;
+};
+
+static void on_aggregation(const struct dp_tracker *t, void *userdata) {
+        struct aggregations *a = userdata;
+        uint64_t end = dp_tracker_window_start_ns(t);
+        const struct dp_region *regions;
+        size_t n;
+
+        if (end <= a->last_end_ns)
+                a->increasing = false;
+        a->last_end_ns = end;
+        a->n++;
+        ck_assert_int_eq(dp_tracker_target_regions(t, a->tgid, &regions, &n), 0);
+        ck_assert_uint_gt(n, 0);
+}
+
+START_TEST(test_replay_aggregation_hook_and_busiest_target) {
+        char *path = testdata("pagefault-system.perf.data");
+        _cleanup_perf_data_ struct dp_perf_data *data = NULL;
+        struct aggregations a = { .increasing = true };
+        struct keys script = {0};
+        struct dp_tracker_config tc;
+        struct dp_tracker *tracker;
+        struct dp_replay *rp;
+        uint32_t pid, busiest = 0;
+        uint64_t samples, most = 0;
+
+        /* The busiest process by perf script's own count. */
+        read_script(&script);
+        qsort(script.v, script.n, sizeof(*script.v), pid_cmp);
+        for (size_t i = 0, j; i < script.n; i = j) {
+                for (j = i; j < script.n && script.v[j].pid == script.v[i].pid; j++)
+                        ;
+                if (j - i > most) {
+                        most = j - i;
+                        busiest = script.v[i].pid;
+                }
+        }
+
+        ck_assert_int_eq(dp_perf_data_open(path, &data), 0);
+        dp_tracker_config_init(&tc);
+        ck_assert_int_eq(dp_tracker_new(&tc, &tracker), 0);
+        ck_assert_int_eq(dp_replay_new(NULL, tracker, false, &rp), 0);
+        ck_assert_int_eq(dp_replay_busiest_target(rp, &pid, &samples), -ENOENT);
+        ck_assert_int_gt(dp_replay_plan_targets(rp, data), 1);
+        ck_assert_int_eq(dp_replay_busiest_target(rp, &pid, &samples), 0);
+        ck_assert_uint_eq(pid, busiest);
+        ck_assert_uint_eq(samples, most);
+
+        a.tgid = pid;
+        dp_replay_set_aggregation_hook(rp, on_aggregation, &a);
+        ck_assert_int_eq(dp_replay_run(rp, data), 0);
+        /* Every aggregation seen once, each ending later than the one before;
+         * the capture is 0.57 s long and an aggregation 100 ms. */
+        ck_assert_uint_eq(a.n, dp_tracker_nr_aggregations(tracker));
+        ck_assert_uint_ge(a.n, 5);
+        ck_assert_uint_le(a.n, 7);
+        ck_assert(a.increasing);
+
+        dp_replay_free(rp);
+        dp_tracker_free(tracker);
+        free(script.v);
         free(path);
 }
 END_TEST
@@ -188,6 +283,8 @@ int main(void) {
 
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_replay_agrees_with_perf_script);
+        tcase_add_test(tc, test_replay_one_pass_agrees_with_perf_script);
+        tcase_add_test(tc, test_replay_aggregation_hook_and_busiest_target);
         tcase_add_test(tc, test_replay_truncated_capture_counts_what_it_read);
         suite_add_tcase(s, tc);
         return dp_check_run(s);

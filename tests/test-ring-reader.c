@@ -196,6 +196,68 @@ START_TEST(test_wrapping_records_and_corrupt_header) {
 }
 END_TEST
 
+static int decode_generic_copy(const struct dp_perf_sample *ps, struct dp_sample *out) {
+        return dp_source_decode_generic(ps, out);
+}
+
+/* A run of samples taken at once is taken as one by one would: the same
+ * counters (overflow included) and the same samples queued, whether the
+ * source reads them in place or has them parsed. */
+START_TEST(test_run_of_records) {
+        const struct dp_source copy = { .name = "copy", .decode = decode_generic_copy };
+        const struct dp_source *sources[] = { &dp_source_pagefault, &copy };
+        struct rec {
+                struct perf_event_header h;
+                uint32_t pid, tid;
+                uint64_t time, addr;
+                uint32_t cpu, res;
+        } recs[40];
+
+        for (size_t i = 0; i < DP_ARRAY_SIZE(recs); i++)
+                recs[i] = (struct rec) {
+                        .h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(struct rec) },
+                        .pid = 100 + (uint32_t) i, .tid = 7, .time = 1000 + i, .cpu = (uint32_t) i % 3,
+                        .addr = i % 7 == 3 ? 0 : i % 11 == 5 ? 0xffffffff81000000 : 0x7f0000000000 + i * 4096,
+                };
+        for (size_t k = 0; k < DP_ARRAY_SIZE(sources); k++) {
+                struct dp_source_options o = {};
+                struct dp_ring_reader one, run;
+                struct perf_event_attr attr;
+                struct dp_spsc *q1, *q2;
+                const struct dp_sample *a, *b;
+                size_t n;
+
+                ck_assert_int_eq(dp_spsc_new(16, &q1), 0);
+                ck_assert_int_eq(dp_spsc_new(16, &q2), 0);
+                ck_assert_int_eq(dp_source_pagefault.build_attr(&dp_source_pagefault, &o, 0, &attr), 0);
+                ck_assert_int_eq(dp_ring_reader_init(&one, &attr, sources[k], q1, 3, false), 0);
+                ck_assert_int_eq(dp_ring_reader_init(&run, &attr, sources[k], q2, 3, false), 0);
+                ck_assert_uint_eq(one.layout.sample_size, sizeof(struct rec));
+
+                for (size_t i = 0; i < DP_ARRAY_SIZE(recs); i++)
+                        dp_ring_reader_take_record(&one, &one.layout, &recs[i].h);
+                dp_ring_reader_take_records(&run, &run.layout, &recs[0].h, 25);
+                dp_ring_reader_take_records(&run, &run.layout, &recs[25].h, DP_ARRAY_SIZE(recs) - 25);
+                dp_ring_reader_take_records(&run, &run.layout, &recs[0].h, 0);
+                ck_assert_mem_eq(one.counters.v, run.counters.v, sizeof(one.counters.v));
+                ck_assert_uint_gt(one.counters.v[DP_C_OVERFLOW], 0);
+                ck_assert_uint_gt(one.counters.v[DP_C_ADDR_ZERO], 0);
+                ck_assert_uint_gt(one.counters.v[DP_C_KERNEL], 0);
+
+                dp_spsc_publish(q1);
+                dp_spsc_publish(q2);
+                n = dp_spsc_peek(q1, &a);
+                ck_assert_uint_eq(n, 16);
+                ck_assert_uint_eq(dp_spsc_peek(q2, &b), n);
+                ck_assert_mem_eq(a, b, n * sizeof(*a));
+                ck_assert_uint_eq(a[1].cpu, 1);
+                ck_assert_uint_eq(a[1].pid, 101);
+                dp_spsc_free(q1);
+                dp_spsc_free(q2);
+        }
+}
+END_TEST
+
 START_TEST(test_classify) {
         struct dp_sample s = { .vaddr = 0x1000 };
 
@@ -257,6 +319,7 @@ int main(void) {
         tcase_add_test(tc, test_every_record_counted_once);
         tcase_add_test(tc, test_full_queue_overflows_without_blocking);
         tcase_add_test(tc, test_wrapping_records_and_corrupt_header);
+        tcase_add_test(tc, test_run_of_records);
         tcase_add_test(tc, test_classify);
         tcase_add_test(tc, test_want_phys_without_physical_address);
         tcase_add_test(tc, test_pagefault_attr);

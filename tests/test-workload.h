@@ -17,7 +17,8 @@ struct test_workload {
         json_int_t hot_start, hot_end, cold_start, cold_end;
 };
 
-static inline void test_workload_start(struct test_workload *w, const char *seconds) {
+/* @rate: hot-area passes per second, NULL for as fast as it goes. */
+static inline void test_workload_start_rate(struct test_workload *w, const char *seconds, const char *rate) {
         const char *path = getenv("DP_WORKLOAD");
         char line[512];
         json_int_t pid;
@@ -32,7 +33,11 @@ static inline void test_workload_start(struct test_workload *w, const char *seco
         if (w->pid == 0) {
                 dup2(pipefd[1], STDOUT_FILENO);
                 close(pipefd[0]);
-                execl(path, path, "--hot-mib", "4", "--cold-mib", "32", "--rate", "50", "--seconds", seconds, NULL);
+                if (rate)
+                        execl(path, path, "--hot-mib", "4", "--cold-mib", "32", "--rate", rate, "--seconds", seconds,
+                              NULL);
+                else
+                        execl(path, path, "--hot-mib", "4", "--cold-mib", "32", "--seconds", seconds, NULL);
                 _exit(127);
         }
         close(pipefd[1]);
@@ -45,6 +50,10 @@ static inline void test_workload_start(struct test_workload *w, const char *seco
                                      "cold", &w->cold_start, &w->cold_end), 0);
         ck_assert_int_eq(pid, w->pid);
         json_decref(j);
+}
+
+static inline void test_workload_start(struct test_workload *w, const char *seconds) {
+        test_workload_start_rate(w, seconds, "50");
 }
 
 static inline void test_workload_stop(const struct test_workload *w) {

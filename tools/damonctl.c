@@ -24,10 +24,14 @@ static void help(FILE *f) {
                 "  cpus                   Every CPU's sampler: state, failure, PMU, ring\n"
                 "  targets                The monitored address spaces\n"
                 "  regions                Regions, hottest first\n"
+                "  heatmap                One target's access rate over address and time, live or\n"
+                "                         from a perf.data capture; in the terminal and as SVG\n"
                 "  damon                  DAMON's regions beside the PMU's, and what the daemon does\n"
                 "                         with DAMON (owned, attached, observe-only, off)\n"
                 "  monitor                Follow state changes (and samples) until Ctrl-C\n"
-                "  reload                 Re-read targets and retry CPUs in ERROR (root only)\n\n"
+                "  reload                 Re-read targets and retry CPUs in ERROR (root only)\n"
+                "  selftest               Check every pipeline layer with a workload of known hot area,\n"
+                "                         then a verdict: FULLY INTEGRATED, PLUMBING-ONLY or UNUSABLE\n\n"
                 "Options:\n"
                 "  -h --help              Show this help\n"
                 "     --version           Show the version\n"
@@ -42,17 +46,36 @@ static void help(FILE *f) {
                 "     --textfile=DIR      Write DIR/damon_perfd.prom atomically, for node_exporter's\n"
                 "                         textfile collector (implies --prometheus)\n"
                 "regions:\n"
-                "     --target=PID        Only this target (0: the physical address space)\n"
+                "     --target=PID        Only this target (0 or phys: the physical address space)\n"
                 "     --top=N             At most N regions (also for damon)\n"
+                "heatmap:\n"
+                "     --target=PID|phys   The target (default: the hottest region's; in a replay,\n"
+                "                         the process with the most samples)\n"
+                "     --interval=SEC      A column every SEC seconds, e.g. 0.2 (default: the daemon's\n"
+                "                         aggregation interval; in a replay, its aggregation, 0.1)\n"
+                "     --duration=SEC      Stop after SEC seconds (default: at Ctrl-C)\n"
+                "     --range=START-END   Only these addresses (hex), gaps and all\n"
+                "     --no-color          ASCII shades instead of colours (also when not a terminal)\n"
+                "     --svg=FILE          Write the whole picture as SVG at the end\n"
+                "     --replay=CAPTURE    From a perf.data capture (perf record -d) instead of the daemon\n"
                 "monitor:\n"
                 "     --samples           Also show sampled records and misses\n"
-                "     --max-per-second=N  At most N sampled records per second\n\n"
+                "     --max-per-second=N  At most N sampled records per second\n"
+                "selftest:\n"
+                "     --duration=SEC      The test window (default 5)\n"
+                "     --standalone        Start a private damon-perfd for the test instead of asking the\n"
+                "                         running one (a private socket; [DAMON] Mode=off)\n"
+                "     --config=FILE       --standalone: the private instance's configuration instead\n"
+                "     --daemon=PATH       damon-perfd (default: beside damonctl, else $PATH)\n"
+                "     --workload=PATH     damon-perfd-workload (default: beside damonctl, else $PATH,\n"
+                "                         else a child of damonctl)\n\n"
                 "Exit status:\n"
                 "  0  success (also when monitor or stats --interval is stopped with Ctrl-C)\n"
                 "  1  an error reply from damon-perfd, an invalid reply, or an I/O error\n"
                 "  2  invalid command line\n"
                 "  3  damon-perfd is not running, or went away\n"
-                "  4  permission denied (on the socket, or by the daemon)\n\n"
+                "  4  permission denied (on the socket, or by the daemon)\n"
+                "  selftest: 0 FULLY INTEGRATED, 10 PLUMBING-ONLY, 11 UNUSABLE (or 1-4 as above)\n\n"
                 "See damonctl(1).\n");
 }
 
@@ -68,21 +91,33 @@ enum {
         ARG_TOP,
         ARG_SAMPLES,
         ARG_MAX_PER_SECOND,
+        ARG_DURATION,
+        ARG_RANGE,
+        ARG_NO_COLOR,
+        ARG_SVG,
+        ARG_REPLAY,
+        ARG_STANDALONE,
+        ARG_WORKLOAD,
+        ARG_DAEMON,
+        ARG_CONFIG,
 };
 
 /* Which command takes which option (global ones are taken by all). */
 static const struct {
         const char *name;
         int (*run)(struct ctl *ctl);
-        int options[6];
+        int options[8];
 } commands[] = {
         { "stats",   ctl_stats,   { ARG_INTERVAL, ARG_COUNT, ARG_PROMETHEUS, ARG_TEXTFILE } },
         { "cpus",    ctl_cpus,    {} },
         { "targets", ctl_targets, {} },
         { "regions", ctl_regions, { ARG_TARGET, ARG_TOP } },
+        { "heatmap", ctl_heatmap, { ARG_TARGET, ARG_INTERVAL, ARG_DURATION, ARG_RANGE, ARG_NO_COLOR, ARG_SVG,
+                                    ARG_REPLAY } },
         { "damon",   ctl_damon,   { ARG_TOP } },
         { "monitor", ctl_monitor, { ARG_SAMPLES, ARG_MAX_PER_SECOND } },
         { "reload",  ctl_reload,  {} },
+        { "selftest", ctl_selftest, { ARG_DURATION, ARG_STANDALONE, ARG_WORKLOAD, ARG_DAEMON, ARG_CONFIG } },
 };
 
 static const struct option options[] = {
@@ -98,6 +133,15 @@ static const struct option options[] = {
         { "top", required_argument, NULL, ARG_TOP },
         { "samples", no_argument, NULL, ARG_SAMPLES },
         { "max-per-second", required_argument, NULL, ARG_MAX_PER_SECOND },
+        { "duration", required_argument, NULL, ARG_DURATION },
+        { "range", required_argument, NULL, ARG_RANGE },
+        { "no-color", no_argument, NULL, ARG_NO_COLOR },
+        { "svg", required_argument, NULL, ARG_SVG },
+        { "replay", required_argument, NULL, ARG_REPLAY },
+        { "standalone", no_argument, NULL, ARG_STANDALONE },
+        { "workload", required_argument, NULL, ARG_WORKLOAD },
+        { "daemon", required_argument, NULL, ARG_DAEMON },
+        { "config", required_argument, NULL, ARG_CONFIG },
         {}
 };
 
@@ -110,7 +154,7 @@ static int usage_error(const char *format, ...) {
         vfprintf(stderr, format, ap);
         va_end(ap);
         fputs("\n"
-              "usage: damonctl [--address=unix:PATH] [--json] {stats|cpus|targets|regions|damon|monitor|reload} ...\n"
+              "usage: damonctl [--address=unix:PATH] [--json] {stats|cpus|targets|regions|heatmap|damon|monitor|reload|selftest} ...\n"
               "See 'damonctl --help'.\n", stderr);
         return CTL_EXIT_USAGE;
 }
@@ -125,6 +169,46 @@ static int parse_number(const char *arg, const char *name, uint64_t min, uint64_
                 return usage_error("--%s: expected a whole number between %llu and %llu, got '%s'", name,
                                    (unsigned long long) min, (unsigned long long) max, arg);
         *ret = v;
+        return CTL_EXIT_OK;
+}
+
+/* Decimal seconds, e.g. "0.2", into nanoseconds. */
+static int parse_seconds(const char *arg, const char *name, double min, double max, uint64_t *ret_ns) {
+        char *end;
+        double v;
+
+        errno = 0;
+        v = strtod(arg, &end);
+        if (errno || end == arg || *end || !(v >= min && v <= max))
+                return usage_error("--%s: expected seconds between %g and %g, got '%s'", name, min, max, arg);
+        *ret_ns = (uint64_t) (v * 1e9 + 0.5);
+        return CTL_EXIT_OK;
+}
+
+/* One hex address, with or without 0x, as in /proc/PID/maps. */
+static bool parse_hex(const char *s, size_t len, uint64_t *ret) {
+        char buf[32], *end;
+
+        if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+                s += 2;
+                len -= 2;
+        }
+        if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789abcdefABCDEF") < len)
+                return false;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        errno = 0;
+        *ret = strtoull(buf, &end, 16);
+        return errno == 0 && *end == '\0';
+}
+
+static int parse_range(const char *arg, uint64_t *ret_start, uint64_t *ret_end) {
+        const char *dash = strchr(arg, '-');
+
+        if (!dash || !parse_hex(arg, (size_t) (dash - arg), ret_start) ||
+            !parse_hex(dash + 1, strlen(dash + 1), ret_end) || *ret_start >= *ret_end)
+                return usage_error("--range: expected START-END in hex with START below END, "
+                                   "e.g. 7f0000000000-7f0000400000, got '%s'", arg);
         return CTL_EXIT_OK;
 }
 
@@ -145,6 +229,7 @@ static bool command_takes(size_t command, int opt) {
 /* Returns -1 to go on and run *command, or an exit code. */
 static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
         int seen[16], n_seen = 0, opt, k;
+        const char *interval_arg = NULL;
         uint64_t v;
 
         opterr = 0;
@@ -163,8 +248,8 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                         ctl->json = true;
                         break;
                 case ARG_INTERVAL:
-                        if ((k = parse_number(optarg, "interval", 1, 86400, &ctl->interval_sec)) != CTL_EXIT_OK)
-                                return k;
+                        /* Whole seconds for stats, fractions for heatmap: parsed once the command is known. */
+                        interval_arg = optarg;
                         break;
                 case ARG_COUNT:
                         if ((k = parse_number(optarg, "count", 1, UINT32_MAX, &ctl->count)) != CTL_EXIT_OK)
@@ -180,7 +265,9 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                         ctl->prometheus = true;
                         break;
                 case ARG_TARGET:
-                        if ((k = parse_number(optarg, "target", 0, INT_MAX, &v)) != CTL_EXIT_OK)
+                        if (strcmp(optarg, "phys") == 0)
+                                v = 0;
+                        else if ((k = parse_number(optarg, "target", 0, INT_MAX, &v)) != CTL_EXIT_OK)
                                 return k;
                         ctl->target = (int64_t) v;
                         ctl->target_set = true;
@@ -197,6 +284,38 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                             CTL_EXIT_OK)
                                 return k;
                         ctl->max_per_second_set = true;
+                        break;
+                case ARG_DURATION:
+                        if ((k = parse_seconds(optarg, "duration", 0.001, 1e7, &ctl->duration_ns)) != CTL_EXIT_OK)
+                                return k;
+                        break;
+                case ARG_RANGE:
+                        if ((k = parse_range(optarg, &ctl->range_start, &ctl->range_end)) != CTL_EXIT_OK)
+                                return k;
+                        break;
+                case ARG_NO_COLOR:
+                        ctl->no_color = true;
+                        break;
+                case ARG_SVG:
+                        if (!*optarg)
+                                return usage_error("--svg: expected a file name");
+                        ctl->svg_path = optarg;
+                        break;
+                case ARG_REPLAY:
+                        if (!*optarg)
+                                return usage_error("--replay: expected a perf.data file");
+                        ctl->replay_path = optarg;
+                        break;
+                case ARG_STANDALONE:
+                        ctl->standalone = true;
+                        break;
+                case ARG_WORKLOAD:
+                case ARG_DAEMON:
+                case ARG_CONFIG:
+                        if (!*optarg)
+                                return usage_error("--%s: expected a file name", option_name(opt));
+                        *(opt == ARG_WORKLOAD ? &ctl->workload_path
+                          : opt == ARG_DAEMON ? &ctl->daemon_path : &ctl->config_path) = optarg;
                         break;
                 case ':':
                         return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -220,6 +339,22 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                 if (!command_takes(*command, seen[i]))
                         return usage_error("%s does not take --%s", argv[optind], option_name(seen[i]));
 
+        if (interval_arg) {
+                if (commands[*command].run == ctl_heatmap)
+                        k = parse_seconds(interval_arg, "interval", 0.001, 86400, &ctl->interval_ns);
+                else
+                        k = parse_number(interval_arg, "interval", 1, 86400, &ctl->interval_sec);
+                if (k != CTL_EXIT_OK)
+                        return k;
+        }
+        if (commands[*command].run == ctl_heatmap && ctl->json)
+                return usage_error("heatmap does not take --json: it draws a picture (--svg=FILE for a file)");
+        if (ctl->replay_path && ctl->duration_ns > 0)
+                return usage_error("--duration is for a live heatmap: a replay takes the whole capture");
+        if (commands[*command].run == ctl_selftest && ctl->duration_ns > 0 && ctl->duration_ns < 1000000000ull)
+                return usage_error("selftest: --duration must be at least 1 second");
+        if (ctl->config_path && !ctl->standalone)
+                return usage_error("--config is the private instance's: it needs --standalone");
         if (ctl->count > 0 && ctl->interval_sec == 0)
                 return usage_error("--count needs --interval");
         if (ctl->json && ctl->prometheus)

@@ -47,6 +47,21 @@ struct ctl {
         bool max_per_second_set;
         uint64_t max_per_second;
 
+        /* heatmap (and --target above; --target=phys is 0) */
+        uint64_t interval_ns;           /* 0: the daemon's aggregation interval (live), 100 ms (replay) */
+        uint64_t duration_ns;           /* 0: until interrupted */
+        uint64_t range_start;           /* range_start == range_end: all regions, gaps collapsed */
+        uint64_t range_end;
+        bool no_color;
+        const char *svg_path;
+        const char *replay_path;
+
+        /* selftest (and --duration above: the test window) */
+        bool standalone;
+        const char *workload_path;      /* NULL: damon-perfd-workload found beside damonctl or in $PATH */
+        const char *daemon_path;        /* NULL: damon-perfd found likewise */
+        const char *config_path;        /* --standalone's configuration; NULL: a private one, DAMON off */
+
         struct dp_varlink_client *client;
 };
 
@@ -93,6 +108,8 @@ int ctl_stats(struct ctl *ctl);
 int ctl_cpus(struct ctl *ctl);
 int ctl_targets(struct ctl *ctl);
 int ctl_regions(struct ctl *ctl);
+int ctl_heatmap(struct ctl *ctl);
 int ctl_damon(struct ctl *ctl);
 int ctl_monitor(struct ctl *ctl);
 int ctl_reload(struct ctl *ctl);
+int ctl_selftest(struct ctl *ctl);

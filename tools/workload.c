@@ -1,66 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * damon-perfd-workload: a process with a known hot area and a known cold
- * area, for the demo and the integration tests.  The hot area is dropped with
- * MADV_DONTNEED and touched again, page by page, so every pass faults on
- * every hot page: that is what the page-fault positive control can see.  The
- * cold area is touched once and then left alone.
+ * area, for the demo and the integration tests (the areas: workload-core.h).
  *
  * Prints one JSON line with its pid and both areas, then runs until
  * --seconds pass or it is signalled.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "workload-core.h"
 
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig) {
         (void) sig;
         stop = 1;
-}
-
-static double now_seconds(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-/*
- * Lays out [guard][cold][guard][hot][guard] in one reservation: the PROT_NONE
- * guard pages keep each area its own VMA, never merged with a neighbour, so
- * the areas' bounds are exact for whoever checks where the hot regions are.
- */
-static void map_areas(size_t cold_bytes, size_t hot_bytes, size_t page, char **cold, char **hot) {
-        size_t total = cold_bytes + hot_bytes + 3 * page;
-        char *base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-        if (base == MAP_FAILED) {
-                fprintf(stderr, "workload: mmap of %zu bytes: %s\n", total, strerror(errno));
-                exit(EXIT_FAILURE);
-        }
-        *cold = base + page;
-        *hot = *cold + cold_bytes + page;
-        if (mprotect(*cold, cold_bytes, PROT_READ | PROT_WRITE) < 0 ||
-            mprotect(*hot, hot_bytes, PROT_READ | PROT_WRITE) < 0) {
-                fprintf(stderr, "workload: mprotect: %s\n", strerror(errno));
-                exit(EXIT_FAILURE);
-        }
-        /* Base pages, so that every touched page of the hot area faults again after MADV_DONTNEED. */
-        madvise(base, total, MADV_NOHUGEPAGE);
-}
-
-static void touch(volatile char *p, size_t bytes, size_t page) {
-        for (size_t off = 0; off < bytes; off += page)
-                p[off]++;
 }
 
 static size_t parse_size_mib(const char *s, const char *what) {
@@ -82,20 +41,22 @@ int main(int argc, char **argv) {
                 { "rate", required_argument, NULL, 'r' },
                 {}
         };
-        size_t hot_bytes = 4u << 20, cold_bytes = 64u << 20;
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
-        double seconds = 0, pass_interval = 0;
-        char *hot, *cold, *end;
-        double start;
-        int c;
+        struct workload_areas a = {
+                .page = (size_t) sysconf(_SC_PAGESIZE),
+                .hot_bytes = 4u << 20,
+                .cold_bytes = 64u << 20,
+        };
+        double seconds = 0, passes = 0;
+        char *end;
+        int c, r;
 
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
-                        hot_bytes = parse_size_mib(optarg, "hot-mib");
+                        a.hot_bytes = parse_size_mib(optarg, "hot-mib");
                         break;
                 case 'c':
-                        cold_bytes = parse_size_mib(optarg, "cold-mib");
+                        a.cold_bytes = parse_size_mib(optarg, "cold-mib");
                         break;
                 case 's':
                         seconds = strtod(optarg, &end);
@@ -104,16 +65,13 @@ int main(int argc, char **argv) {
                                 return EXIT_FAILURE;
                         }
                         break;
-                case 'r': {
-                        double passes = strtod(optarg, &end);
-
+                case 'r':
+                        passes = strtod(optarg, &end);
                         if (*end || passes <= 0) {
                                 fprintf(stderr, "workload: --rate wants passes per second > 0\n");
                                 return EXIT_FAILURE;
                         }
-                        pass_interval = 1.0 / passes;
                         break;
-                }
                 default:
                         fprintf(stderr, "usage: %s [--hot-mib N] [--cold-mib N] [--seconds S] [--rate PASSES_PER_S]\n",
                                 argv[0]);
@@ -124,29 +82,12 @@ int main(int argc, char **argv) {
         signal(SIGTERM, on_signal);
         signal(SIGINT, on_signal);
 
-        map_areas(cold_bytes, hot_bytes, page, &cold, &hot);
-        touch(cold, cold_bytes, page);
-
-        printf("{\"pid\": %ld, \"hot\": [%lu, %lu], \"cold\": [%lu, %lu]}\n", (long) getpid(),
-               (unsigned long) (uintptr_t) hot, (unsigned long) (uintptr_t) (hot + hot_bytes),
-               (unsigned long) (uintptr_t) cold, (unsigned long) (uintptr_t) (cold + cold_bytes));
-        fflush(stdout);
-
-        start = now_seconds();
-        while (!stop && (seconds == 0 || now_seconds() - start < seconds)) {
-                double pass_start = now_seconds();
-
-                madvise(hot, hot_bytes, MADV_DONTNEED);
-                touch(hot, hot_bytes, page);
-                if (pass_interval > 0) {
-                        double left = pass_interval - (now_seconds() - pass_start);
-
-                        if (left > 0) {
-                                struct timespec ts = { (time_t) left, (long) ((left - (time_t) left) * 1e9) };
-
-                                nanosleep(&ts, NULL);
-                        }
-                }
+        r = workload_map(&a);
+        if (r < 0) {
+                fprintf(stderr, "workload: mapping %zu + %zu bytes: %s\n", a.cold_bytes, a.hot_bytes, strerror(-r));
+                return EXIT_FAILURE;
         }
+        workload_describe(stdout, &a);
+        workload_run(&a, seconds, passes, &stop);
         return EXIT_SUCCESS;
 }

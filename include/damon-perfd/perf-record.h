@@ -34,6 +34,14 @@ struct dp_perf_layout {
         uint16_t read_size;     /* bytes of the READ field (fixed by read_format); with
                                  * PERF_FORMAT_GROUP only nr/enabled/running, each of
                                  * the nr members adds 8 * (1 + ID + LOST) at runtime */
+        /* Without fields of variable length (READ, CALLCHAIN, RAW, BRANCH_STACK,
+         * REGS_USER, STACK_USER, REGS_INTR, AUX) every sample has this size,
+         * header included, and the trailing fields below sit at fixed byte
+         * offsets of the body too (-1 when absent); 0 with variable fields,
+         * and then the offsets are all -1. */
+        uint16_t sample_size;
+        int16_t off_weight, off_data_src, off_transaction, off_phys_addr, off_cgroup,
+                off_data_page_size, off_code_page_size;
 };
 
 /* Fills @layout from @attr; -EINVAL when the attr asks for a layout we cannot parse

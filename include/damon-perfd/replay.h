@@ -36,12 +36,28 @@ struct dp_replay *dp_replay_free(struct dp_replay *rp);
 
 void dp_replay_set_sample_hook(struct dp_replay *rp, dp_replay_sample_fn fn, void *userdata);
 
-/* First pass: adds a target per process (or the physical space) bounded by
- * the chunks its samples touched.  Returns the number of targets added. */
+/* Called after every aggregation, with the tracker: its regions hold the
+ * aggregation just completed (last_nr_accesses, last_nr_samples), which
+ * ended at dp_tracker_window_start_ns(). */
+typedef void (*dp_replay_aggregation_fn)(const struct dp_tracker *tracker, void *userdata);
+
+void dp_replay_set_aggregation_hook(struct dp_replay *rp, dp_replay_aggregation_fn fn, void *userdata);
+
+/* Optional first pass: adds a target per process (or the physical space)
+ * bounded by all the chunks its samples touched, in pid order until
+ * max_targets.  Returns the number of targets added.  Without it,
+ * dp_replay_run() adds and grows targets as their samples come (first come,
+ * first served at max_targets): every valid sample is still accounted in its
+ * process's bounds, in one pass over the file instead of two. */
 int dp_replay_plan_targets(struct dp_replay *rp, struct dp_perf_data *data);
 
-/* Second pass: every record through the pipeline.  0, or the reader's error
- * for a malformed file (everything before it is counted). */
+/* After dp_replay_plan_targets(): the target added with the most valid
+ * samples (its tgid; 0 in paddr mode) and how many it has.  -ENOENT when
+ * no target was added. */
+int dp_replay_busiest_target(const struct dp_replay *rp, uint32_t *ret_tgid, uint64_t *ret_samples);
+
+/* Every record through the pipeline.  0, or the reader's error for a
+ * malformed file (everything before it is counted). */
 int dp_replay_run(struct dp_replay *rp, struct dp_perf_data *data);
 
 /* CPUs seen (1 + the highest CPU number), and one CPU's counters. */

@@ -62,7 +62,16 @@ struct dp_ring_reader {
 
 /* The sampling-layer outcome of one decoded sample: DP_C_VALID, DP_C_ADDR_ZERO,
  * DP_C_KERNEL or DP_C_INV_PHYS. */
-enum dp_counter dp_sample_classify(const struct dp_sample *s, bool want_phys);
+static inline enum dp_counter dp_sample_classify(const struct dp_sample *s, bool want_phys) {
+        if (s->vaddr == 0)
+                return DP_C_ADDR_ZERO;
+        /* The upper half of the address space is the kernel's on x86-64 and arm64. */
+        if (s->vaddr >> 63)
+                return DP_C_KERNEL;
+        if (want_phys && !(s->flags & DP_SAMPLE_PHYS_VALID))
+                return DP_C_INV_PHYS;
+        return DP_C_VALID;
+}
 
 int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *attr,
                         const struct dp_source *source, struct dp_spsc *queue, uint16_t cpu, bool want_phys);
@@ -71,6 +80,18 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
  * callback by the caller: decode, classify, queue.  The queue is published by
  * dp_spsc_publish(), once per batch. */
 void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_sample *ps);
+
+/* One PERF_RECORD_SAMPLE of @layout (the ring's own, or that of the attr a
+ * perf.data record belongs to), counted as a callback: decoded in place when
+ * the source allows (dp_source_decode_record()), classified, queued. */
+void dp_ring_reader_take_record(struct dp_ring_reader *r, const struct dp_perf_layout *layout,
+                                const struct perf_event_header *h);
+
+/* The same for @n samples of one fixed-size layout (layout->sample_size
+ * bytes each) that follow each other from @first, as dp_perf_data_next_run()
+ * gives them. */
+void dp_ring_reader_take_records(struct dp_ring_reader *r, const struct dp_perf_layout *layout,
+                                 const struct perf_event_header *first, size_t n);
 
 /* A non-sample record: loss, throttling, AUX (with an attached AUX area),
  * task switches; others are ignored. */

@@ -10,9 +10,12 @@
  * every counter and region it produces.
  */
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "damon-perfd/macro.h"
 
 #include "damon-perfd/perf-record.h"
 #include "damon-perfd/sample.h"
@@ -86,3 +89,84 @@ void dp_source_attr_common(const struct dp_source_options *options, struct perf_
 
 /* Generic decode of kernel-filled fields (ADDR, PHYS_ADDR, DATA_SRC, WEIGHT). */
 int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *out);
+
+/* One PERF_RECORD_SAMPLE of @layout (@h->size bytes, 8-byte aligned) through
+ * @source into @out: the CPU when the record has one (else @out->cpu is left
+ * as the caller set it), then source->decode.  For dp_source_decode_generic
+ * and a layout of fixed size the fields are read in place, with the very same
+ * result.  -EBADMSG for a malformed record, else what decode returns. */
+int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
+                            const struct perf_event_header *h, struct dp_sample *out);
+
+/* data_src of samples whose source has nothing to say: every field "not available". */
+#define DP_DATA_SRC_NA                                                                  \
+        ((uint64_t) PERF_MEM_OP_NA << PERF_MEM_OP_SHIFT |                               \
+         (uint64_t) PERF_MEM_LVL_NA << PERF_MEM_LVL_SHIFT |                             \
+         (uint64_t) PERF_MEM_SNOOP_NA << PERF_MEM_SNOOP_SHIFT |                         \
+         (uint64_t) PERF_MEM_LOCK_NA << PERF_MEM_LOCK_SHIFT |                           \
+         (uint64_t) PERF_MEM_TLB_NA << PERF_MEM_TLB_SHIFT)
+
+/* What dp_source_decode_generic() makes of the kernel-filled fields, wherever
+ * they were read from. */
+static inline void dp_source_fill_generic(struct dp_sample *out, uint64_t present, uint64_t addr, uint32_t pid,
+                                          uint32_t tid, uint64_t time, uint64_t phys_addr, uint64_t data_src,
+                                          uint64_t weight) {
+        uint16_t flags = 0;
+
+        out->vaddr = addr;
+        out->pid = pid;
+        out->tid = tid;
+        out->time = time;
+        out->paddr = phys_addr;
+        out->data_src = data_src;
+        out->latency = (uint32_t) weight; /* WEIGHT_STRUCT: var1_dw, the latency */
+        if (phys_addr)
+                flags |= DP_SAMPLE_PHYS_VALID;
+        if ((present & PERF_SAMPLE_DATA_SRC) && data_src && data_src != DP_DATA_SRC_NA) {
+                union perf_mem_data_src src = { .val = data_src };
+
+                flags |= DP_SAMPLE_DATA_SRC_VALID;
+                if (src.mem_op & PERF_MEM_OP_LOAD)
+                        flags |= DP_SAMPLE_LOAD;
+                if (src.mem_op & PERF_MEM_OP_STORE)
+                        flags |= DP_SAMPLE_STORE;
+        }
+        if ((present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && (uint32_t) weight)
+                flags |= DP_SAMPLE_LATENCY_VALID;
+        out->flags = flags;
+}
+
+/* Whether dp_source_decode_record() reads this sample record in place: the
+ * generic decode, a layout of fixed size that @h has, an aligned record.
+ * Its fields are then exactly the layout's, e.g. vaddr the ADDR at off_addr
+ * and DP_SAMPLE_PHYS_VALID a non-zero PHYS_ADDR at off_phys_addr. */
+static inline bool dp_source_reads_in_place(const struct dp_source *source, const struct dp_perf_layout *layout,
+                                            const struct perf_event_header *h) {
+        return source->decode == dp_source_decode_generic && layout->sample_size &&
+               h->size == layout->sample_size && (uintptr_t) h % 8 == 0;
+}
+
+/* A field at a fixed offset of a sample body, 0 when absent. */
+static inline uint64_t dp_source_field_u64(const uint8_t *body, int16_t off) {
+        return off >= 0 ? dp_load_u64(body + off) : 0;
+}
+
+/* dp_source_decode_record() of a record dp_source_reads_in_place(), inline
+ * for the readers' loops. */
+static inline int dp_source_decode_in_place(const struct dp_perf_layout *layout, const struct perf_event_header *h,
+                                            struct dp_sample *out) {
+        const uint8_t *body = (const uint8_t *) h + sizeof(*h);
+
+        if (layout->off_cpu >= 0)
+                out->cpu = (uint16_t) dp_load_u32(body + layout->off_cpu);
+        if (layout->off_addr < 0)
+                return -ENODATA;
+        dp_source_fill_generic(out, layout->sample_type, dp_load_u64(body + layout->off_addr),
+                               layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid) : 0,
+                               layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid + 4) : 0,
+                               dp_source_field_u64(body, layout->off_time),
+                               dp_source_field_u64(body, layout->off_phys_addr),
+                               dp_source_field_u64(body, layout->off_data_src),
+                               dp_source_field_u64(body, layout->off_weight));
+        return 0;
+}

@@ -38,6 +38,8 @@ struct dp_tracker_config {
         uint64_t aggr_interval_ns;      /* default 100 ms; a multiple of the sample interval is best */
         uint32_t max_targets;           /* default 1024; paddr mode has at most one */
         uint64_t seed;                  /* for the random split points */
+        const char *source;             /* the samples' source, e.g. "pagefault", for the sample probe
+                                         * (damon-perfd/probes.h); static, NULL: "unknown" */
 };
 
 /* Capacity of the set of unknown tgids awaiting dp_tracker_take_unknown(). */
@@ -115,6 +117,9 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns);
 uint32_t dp_tracker_max_nr_accesses(const struct dp_tracker *t);
 uint64_t dp_tracker_epoch(const struct dp_tracker *t);
 uint64_t dp_tracker_nr_aggregations(const struct dp_tracker *t);
+/* When the current aggregation began, in the ticks' time: right after an
+ * aggregation, the end of the one just completed.  0 before the first tick. */
+uint64_t dp_tracker_window_start_ns(const struct dp_tracker *t);
 /* Aggregations where a target could not grow its arrays to split. */
 uint64_t dp_tracker_split_failures(const struct dp_tracker *t);
 

@@ -6,6 +6,15 @@
 
 #include <sys/types.h>
 
+/* Connections waiting to be accepted.  Small on purpose: a client opening
+ * connections faster than the server takes them (one client always can) is
+ * made to wait in connect() once this many wait, instead of queueing
+ * thousands ahead of everyone else: at tens of microseconds each, SOMAXCONN's
+ * 4096 kept a well-behaved client waiting a quarter of a second, 128 keep it
+ * to a few milliseconds.  Blocking connects wait; sd-varlink's non-blocking
+ * ones wait for POLLOUT. */
+#define DP_VARLINK_SOCKET_BACKLOG 128
+
 /* Creates path's parent directories (0755), removes a stale socket file at
  * path only if nothing listens on it, then binds a non-blocking, listening
  * unix stream socket there with mode and (if not NULL) group.

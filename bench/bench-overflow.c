@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * Does the pipeline keep up with 1M samples/s per CPU?  One producer thread
+ * per CPU plays the kernel and the reader: it writes page-fault records into
+ * a ring in memory at the given rate, and whenever the ring is filled to the
+ * daemon's wakeup watermark drains it with the reader stage
+ * (dp_ring_reader_drain) into that CPU's SPSC queue, as the daemon's reader
+ * thread does.  The daemon's own tracker thread (daemon/tracker-thread.c,
+ * linked in) is the consumer, with the daemon's default queue size and
+ * settings, tracking this process's hot area.  Reported: samples injected,
+ * queued, dropped for want of queue space (overflow, the target is 0), the
+ * deepest queue, and what the tracker made of them.
+ *
+ *   bench-overflow [--rate N] [--seconds S] [--producers P] [--queue-size Q] [--json FILE]
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "damon-perfd/config.h"
+#include "damon-perfd/macro.h"
+#include "damon-perfd/ring-reader.h"
+#include "tracker-thread.h"
+
+#define PAGE 4096
+#define HOT_BYTES (64u << 20)
+#define TICK_NS 1000000ull /* the producers' pace: a burst every millisecond */
+
+/* A page fault as the kernel writes it for TID|TIME|ADDR|CPU. */
+struct fault_record {
+        struct perf_event_header h;
+        uint32_t pid, tid;
+        uint64_t time, addr;
+        uint32_t cpu, res;
+};
+
+struct producer {
+        int cpu;
+        double rate;                    /* samples per second */
+        double seconds;
+        uint8_t *hot;                   /* the area the faults are in */
+        struct sampler *sampler;        /* its queue, stats and reader */
+        uint8_t *mem;                   /* the ring: a control page, then the data */
+        size_t data_size;
+        uint64_t head;
+        uint64_t injected;
+        uint64_t ring_full;             /* records the kernel would have lost */
+        double elapsed;
+        pthread_t thread;
+};
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* As the kernel: into the ring, if there is room past the reader's tail. */
+static bool ring_write(struct producer *p, const struct fault_record *rec) {
+        struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *) p->mem;
+        uint64_t tail = __atomic_load_n(&meta->data_tail, __ATOMIC_ACQUIRE);
+        uint8_t *data = p->mem + PAGE;
+        size_t at = (size_t) (p->head & (p->data_size - 1));
+
+        size_t first = DP_MIN(sizeof(*rec), p->data_size - at);
+
+        if (p->head + sizeof(*rec) - tail > p->data_size)
+                return false;
+        /* A record may wrap past the end of the data area, as in the kernel's. */
+        memcpy(data + at, rec, first);
+        memcpy(data, (const uint8_t *) rec + first, sizeof(*rec) - first);
+        p->head += sizeof(*rec);
+        __atomic_store_n(&meta->data_head, p->head, __ATOMIC_RELEASE);
+        return true;
+}
+
+static void reader_drain(struct producer *p) {
+        struct sampler *s = p->sampler;
+
+        dp_ring_reader_drain(&s->reader);
+        dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
+}
+
+static void *producer_main(void *arg) {
+        struct producer *p = arg;
+        struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *) p->mem;
+        uint64_t start = now_ns(), next = start, end = start + (uint64_t) (p->seconds * 1e9), page = 0;
+        uint32_t pid = (uint32_t) getpid();
+        size_t watermark = p->data_size / 4;    /* the daemon's wakeup_bytes */
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(p->cpu, &set);
+        (void) sched_setaffinity(0, sizeof(set), &set);
+
+        for (;;) {
+                uint64_t t = now_ns();
+                uint64_t due = (uint64_t) ((double) (DP_MIN(t, end) - start) * p->rate / 1e9);
+                struct timespec ts;
+
+                while (p->injected < due) {
+                        struct fault_record rec = {
+                                .h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(rec) },
+                                .pid = pid, .tid = pid + 1 + (uint32_t) p->cpu,
+                                .time = t, .addr = (uint64_t) (uintptr_t) (p->hot + page * PAGE),
+                                .cpu = (uint32_t) p->cpu,
+                        };
+
+                        if (!ring_write(p, &rec)) {
+                                p->ring_full++;
+                                p->injected++;
+                                continue;
+                        }
+                        p->injected++;
+                        page = (page + 1) % (HOT_BYTES / PAGE);
+                        /* The kernel wakes the reader at the watermark. */
+                        if (p->head - __atomic_load_n(&meta->data_tail, __ATOMIC_ACQUIRE) >= watermark)
+                                reader_drain(p);
+                }
+                if (t >= end)
+                        break;
+                next += TICK_NS;
+                ts = (struct timespec) { (time_t) (next / 1000000000ull), (long) (next % 1000000000ull) };
+                clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        }
+        /* The daemon's reader takes the rest when its poll interval passes. */
+        reader_drain(p);
+        p->elapsed = (double) (now_ns() - start) / 1e9;
+        return NULL;
+}
+
+static int setup_producer(struct producer *p, struct sampler *s, size_t ring_pages) {
+        struct dp_source_options o = {};
+        int r;
+
+        p->data_size = ring_pages * PAGE;
+        p->mem = aligned_alloc(PAGE, PAGE + p->data_size);
+        s->scratch = malloc(DP_PERF_RECORD_MAX);
+        if (!p->mem || !s->scratch)
+                return -ENOMEM;
+        memset(p->mem, 0, PAGE + p->data_size);
+        ((struct perf_event_mmap_page *) p->mem)->data_offset = PAGE;
+        ((struct perf_event_mmap_page *) p->mem)->data_size = p->data_size;
+
+        r = dp_source_pagefault.build_attr(&dp_source_pagefault, &o, p->cpu, &s->attr);
+        if (r < 0)
+                return r;
+        r = dp_ring_reader_init(&s->reader, &s->attr, &dp_source_pagefault, s->queue, (uint16_t) p->cpu, false);
+        if (r < 0)
+                return r;
+        return dp_perf_ring_init(&s->reader.ring, (struct perf_event_mmap_page *) p->mem, PAGE, p->data_size,
+                                 s->scratch);
+}
+
+static int write_json(const char *path, const struct producer *p, size_t n, const struct dp_counter_values *total,
+                      size_t queue_capacity, uint64_t ring_full) {
+        json_t *root, *rates;
+        double rate = n ? p[0].rate : 0;
+        int r = 0;
+
+        rates = json_array();
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(rates, json_real((double) p[i].injected / p[i].elapsed));
+        root = json_pack("{s:s, s:f, s:f, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "benchmark",
+                         "overflow", "rate_per_producer", rate, "seconds", n ? p[0].seconds : 0.0, "producers",
+                         (json_int_t) n, "queue_capacity", (json_int_t) queue_capacity, "achieved_rate", rates,
+                         "callback", (json_int_t) total->v[DP_C_CALLBACK], "enqueue",
+                         (json_int_t) total->v[DP_C_ENQUEUE], "overflow", (json_int_t) total->v[DP_C_OVERFLOW],
+                         "ring_full", (json_int_t) ring_full, "queue_peak", (json_int_t) total->v[DP_C_RING_PEAK],
+                         "dequeue", (json_int_t) total->v[DP_C_DEQUEUE], "match", (json_int_t) total->v[DP_C_MATCH],
+                         "in_flight", (json_int_t) dp_counters_in_flight(total));
+        if (!root)
+                return -ENOMEM;
+        if (json_dump_file(root, path, JSON_INDENT(2)) < 0)
+                r = -EIO;
+        json_decref(root);
+        return r;
+}
+
+static void usage(FILE *f) {
+        fprintf(f,
+                "Usage: bench-overflow [--rate N] [--seconds S] [--producers P] [--queue-size Q] [--json FILE]\n"
+                "  --rate N        samples per second per producer (default 1000000)\n"
+                "  --seconds S     how long to inject (default 5)\n"
+                "  --producers P   producer threads, one per CPU (default: the online CPUs)\n"
+                "  --queue-size Q  per-CPU queue capacity, a power of two (default: the daemon's)\n"
+                "  --json FILE     also write the results as JSON\n");
+}
+
+int main(int argc, char *argv[]) {
+        static const struct option options[] = {
+                { "rate", required_argument, NULL, 'r' },
+                { "seconds", required_argument, NULL, 's' },
+                { "producers", required_argument, NULL, 'p' },
+                { "queue-size", required_argument, NULL, 'q' },
+                { "json", required_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        struct dp_counter_values total = {}, v;
+        struct tracker_thread *tt = NULL;
+        struct dp_cpu_stats *stats = NULL;
+        struct sampler *samplers = NULL;
+        struct producer *producers = NULL;
+        const char *json_path = NULL;
+        double rate = 1e6, seconds = 5;
+        size_t n = ncpu > 0 ? (size_t) ncpu : 1;
+        uint64_t ring_full = 0, injected = 0;
+        struct dp_config config;
+        const char *why;
+        uint8_t *hot;
+        int opt, r;
+
+        dp_config_init(&config);
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                char *end;
+
+                switch (opt) {
+                case 'r':
+                        rate = strtod(optarg, &end);
+                        if (*end || rate <= 0 || rate > 1e8) {
+                                fprintf(stderr, "bench-overflow: --rate needs a number in (0, 1e8]\n");
+                                return EXIT_FAILURE;
+                        }
+                        break;
+                case 's':
+                        seconds = strtod(optarg, &end);
+                        if (*end || seconds <= 0 || seconds > 3600) {
+                                fprintf(stderr, "bench-overflow: --seconds needs a number in (0, 3600]\n");
+                                return EXIT_FAILURE;
+                        }
+                        break;
+                case 'p':
+                        n = strtoul(optarg, &end, 10);
+                        if (*end || n < 1 || n > 256) {
+                                fprintf(stderr, "bench-overflow: --producers needs 1..256\n");
+                                return EXIT_FAILURE;
+                        }
+                        break;
+                case 'q':
+                        config.queue_capacity = (uint32_t) strtoul(optarg, &end, 10);
+                        if (*end || dp_config_validate(&config, &why) < 0) {
+                                fprintf(stderr, "bench-overflow: --queue-size needs a power of two in [64, 2^24]\n");
+                                return EXIT_FAILURE;
+                        }
+                        break;
+                case 'j':
+                        json_path = optarg;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return EXIT_SUCCESS;
+                default:
+                        usage(stderr);
+                        return EXIT_FAILURE;
+                }
+        }
+
+        /* The tracked process is this one, its hot area a mapping of its own. */
+        hot = mmap(NULL, HOT_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        samplers = calloc(n, sizeof(*samplers));
+        producers = calloc(n, sizeof(*producers));
+        stats = aligned_alloc(DP_CACHELINE, n * sizeof(*stats));
+        if (hot == MAP_FAILED || !samplers || !producers || !stats) {
+                fprintf(stderr, "bench-overflow: out of memory\n");
+                return EXIT_FAILURE;
+        }
+        config.target_mode = DP_TARGETS_PIDS;
+        config.pids[0] = (uint32_t) getpid();
+        config.n_pids = 1;
+
+        for (size_t i = 0; i < n; i++) {
+                struct sampler *s = &samplers[i];
+                struct producer *p = &producers[i];
+
+                dp_cpu_stats_init(&stats[i]);
+                s->cpu = (int) i % (int) (ncpu > 0 ? ncpu : 1);
+                s->stats = &stats[i];
+                r = dp_spsc_new(config.queue_capacity, &s->queue);
+                *p = (struct producer) { .cpu = s->cpu, .rate = rate, .seconds = seconds, .hot = hot, .sampler = s };
+                if (r >= 0)
+                        r = setup_producer(p, s, config.ring_pages);
+                if (r < 0) {
+                        fprintf(stderr, "bench-overflow: setting up producer %zu: %s\n", i, strerror(-r));
+                        return EXIT_FAILURE;
+                }
+        }
+
+        r = tracker_thread_start(&config, samplers, n, NULL, &tt);
+        if (r < 0) {
+                fprintf(stderr, "bench-overflow: starting the tracker thread: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        for (size_t i = 0; i < n; i++) {
+                r = -pthread_create(&producers[i].thread, NULL, producer_main, &producers[i]);
+                if (r < 0) {
+                        fprintf(stderr, "bench-overflow: pthread_create: %s\n", strerror(-r));
+                        return EXIT_FAILURE;
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                pthread_join(producers[i].thread, NULL);
+        /* Its last drain takes what the readers queued. */
+        tracker_thread_stop(tt);
+
+        printf("bench-overflow: %zu producer(s) x %.0f samples/s for %.1f s, queue %u, ring %u pages\n", n, rate,
+               seconds, config.queue_capacity, config.ring_pages);
+        printf("%-9s %12s %12s %12s %10s %10s %10s\n", "producer", "injected", "samples/s", "queued", "overflow",
+               "ring full", "q. peak");
+        for (size_t i = 0; i < n; i++) {
+                dp_counters_snapshot(&stats[i], &v);
+                dp_counters_sum(&total, &v);
+                ring_full += producers[i].ring_full;
+                injected += producers[i].injected;
+                printf("%-9zu %12" PRIu64 " %12.0f %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", i,
+                       producers[i].injected, (double) producers[i].injected / producers[i].elapsed,
+                       v.v[DP_C_ENQUEUE], v.v[DP_C_OVERFLOW], producers[i].ring_full, v.v[DP_C_RING_PEAK]);
+        }
+        printf("tracker: dequeued %" PRIu64 ", matched %" PRIu64 " (missed: tgid %" PRIu64 ", region %" PRIu64
+               ", bound %" PRIu64 "), in flight %" PRIu64 "\n", total.v[DP_C_DEQUEUE], total.v[DP_C_MATCH],
+               total.v[DP_C_MISS_TGID], total.v[DP_C_MISS_REGION], total.v[DP_C_MISS_BOUND],
+               dp_counters_in_flight(&total));
+        printf("overflow: %" PRIu64 " of %" PRIu64 " samples (target 0)\n", total.v[DP_C_OVERFLOW], injected);
+
+        if (json_path) {
+                r = write_json(json_path, producers, n, &total, config.queue_capacity, ring_full);
+                if (r < 0)
+                        fprintf(stderr, "bench-overflow: writing %s: %s\n", json_path, strerror(-r));
+        }
+        tracker_thread_free(tt);
+        for (size_t i = 0; i < n; i++) {
+                dp_spsc_free(samplers[i].queue);
+                free(samplers[i].scratch);
+                free(producers[i].mem);
+        }
+        free(samplers);
+        free(producers);
+        free(stats);
+        munmap(hot, HOT_BYTES);
+        return total.v[DP_C_OVERFLOW] == 0 && ring_full == 0 ? EXIT_SUCCESS : 2;
+}
