@@ -289,8 +289,12 @@ static size_t drain_all(struct tracker_thread *t, size_t *fullest) {
 /* How long to sleep after a pass that found @fullest samples in the fullest
  * queue, @elapsed ns after the one before. */
 static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_t elapsed) {
-        uint64_t quarter = t->n ? dp_spsc_capacity(t->samplers[0].queue) / 4 : 0, ns;
+        uint64_t quarter = 0, ns;
 
+        /* Every queue has the one capacity; a CPU that failed has none. */
+        for (size_t i = 0; i < t->n && !quarter; i++)
+                if (t->samplers[i].queue)
+                        quarter = dp_spsc_capacity(t->samplers[i].queue) / 4;
         if (fullest == 0)
                 return SLEEP_MAX_NS;
         ns = (uint64_t) ((double) quarter * (double) elapsed / (double) fullest);

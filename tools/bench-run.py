@@ -156,7 +156,12 @@ class Daemon:
                 if line.startswith("STATUS="):
                     self.status = line[7:]
             if "READY=1" in msg.splitlines():
-                return now() - self.started
+                ready = now() - self.started
+                # Nobody reads on: a full queue of STATUS= updates would block
+                # the daemon's sd_notify(), so it gets ECONNREFUSED instead.
+                self.notify.close()
+                os.unlink(self.notify_path)
+                return ready
             if self.proc.poll() is not None:
                 break
         raise RuntimeError(f"damon-perfd was not ready within {timeout} s; see {self.dir}/stderr")
@@ -291,7 +296,7 @@ def replay_counts(a, path):
 
 
 def bench_replay(a, raw):
-    path = os.path.join(a.build, "replay-capture.perf.data")
+    path = os.path.join(a.build, "replay-workload.perf.data")
     totals = None
     if os.path.exists(path):
         totals, _ = replay_counts(a, path)
