@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "damon-perfd/damon-control.h"
+#include "damon-perfd/proc-parse.h"
 #include "damon-perfd/macro.h"
 
 #define STATE_VERSION 1
@@ -297,34 +298,17 @@ static int parse_state(char *text, struct dp_damon_state *s) {
 
 int dp_damon_state_load(const char *file, struct dp_damon_state *ret) {
         _cleanup_free_ char *text = NULL;
-        _cleanup_close_ int fd = -1;
         struct dp_damon_state s = {};
         size_t used = 0;
         int r;
 
-        fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return dp_negative_errno();
-        text = malloc(STATE_MAX_SIZE + 1);
-        if (!text)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, text + used, STATE_MAX_SIZE + 1 - used);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return dp_negative_errno();
-                }
-                if (n == 0)
-                        break;
-                used += (size_t) n;
-                if (used > STATE_MAX_SIZE)
-                        return -EBADMSG;
-        }
-        text[used] = '\0';
-        if (strlen(text) != used)
-                return -EBADMSG;        /* a NUL byte */
+        r = dp_read_file(file, &text, &used);
+        if (r == -EFBIG)
+                return -EBADMSG;
+        if (r < 0)
+                return r;
+        if (used > STATE_MAX_SIZE || strlen(text) != used)
+                return -EBADMSG;        /* too big for a state file, or a NUL byte */
         r = parse_state(text, &s);
         if (r < 0)
                 return r;

@@ -298,7 +298,7 @@ int dp_read_file(const char *path, char **ret_buf, size_t *ret_len) {
         if (!path || !ret_buf || !ret_len)
                 return -EINVAL;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
         if (fd < 0)
                 return dp_negative_errno();
 

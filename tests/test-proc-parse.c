@@ -2,6 +2,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,8 @@ START_TEST(test_read_file) {
         char path[] = "/tmp/test-proc-parse-XXXXXX";
         _cleanup_free_ char *buf = NULL;
         _cleanup_free_ struct dp_range *r = NULL;
-        size_t len = 0, n = 0;
+        char link_path[PATH_MAX], *other = NULL;
+        size_t len = 0, len2 = 0, n = 0;
         int fd;
 
         fd = mkstemp(path);
@@ -206,6 +208,12 @@ START_TEST(test_read_file) {
         close(fd);
 
         ck_assert_int_eq(dp_read_file(path, &buf, &len), 0);
+        /* A symlink in the last place is refused, not followed. */
+        snprintf(link_path, sizeof(link_path), "%s.link", path);
+        ck_assert_int_eq(symlink(path, link_path), 0);
+        ck_assert_int_eq(dp_read_file(link_path, &other, &len2), -ELOOP);
+        ck_assert_ptr_null(other);
+        unlink(link_path);
         unlink(path);
         ck_assert_uint_eq(len, strlen(maps_text));
         ck_assert_str_eq(buf, maps_text);

@@ -42,7 +42,8 @@ int dp_parse_iomem(const char *text, size_t len,
 /*
  * Reads the whole of @path (procfs files report size 0, so this reads to
  * EOF) into a malloc()ed, NUL-terminated buffer; *ret_len excludes the NUL.
- * -EFBIG if it holds more than DP_READ_FILE_MAX bytes; otherwise the
- * open()/read() errno.
+ * -EFBIG if it holds more than DP_READ_FILE_MAX bytes; -ELOOP if @path
+ * itself is a symlink (nobody should slip one into /run or /proc paths);
+ * otherwise the open()/read() errno.
  */
 int dp_read_file(const char *path, char **ret_buf, size_t *ret_len);
