@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * damonctl: reads damon-perfd's counters, CPUs, targets and regions over its
- * varlink interface, follows its events, and asks it to reload.
+ * varlink interface, follows its events, and asks it to reload; and dumps raw
+ * PMU data through the daemon's decoders (decode), no daemon needed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "damon-perfd/macro.h"
 #include "damonctl.h"
@@ -31,13 +33,17 @@ static void help(FILE *f) {
                 "  monitor                Follow state changes (and samples) until Ctrl-C\n"
                 "  reload                 Re-read targets and retry CPUs in ERROR (root only)\n"
                 "  selftest               Check every pipeline layer with a workload of known hot area,\n"
-                "                         then a verdict: FULLY INTEGRATED, PLUMBING-ONLY or UNUSABLE\n\n"
+                "                         then a verdict: FULLY INTEGRATED, PLUMBING-ONLY or UNUSABLE\n"
+                "  decode [FILE|-]        Dump raw ARM SPE AUX bytes or AMD IBS op RAW payloads (binary\n"
+                "                         or hex text) record by record, like perf report -D, with the\n"
+                "                         sample the daemon makes of each; no daemon needed\n\n"
                 "Options:\n"
                 "  -h --help              Show this help\n"
                 "     --version           Show the version\n"
                 "     --address=ADDRESS   unix:PATH of the daemon's socket (default: $" CTL_ADDRESS_ENV ",\n"
                 "                         else " CTL_ADDRESS_DEFAULT ")\n"
-                "     --json              Print the reply parameters as received, pretty-printed\n\n"
+                "     --json              Print the reply parameters as received, pretty-printed\n"
+                "                         (decode: one object per line)\n\n"
                 "stats:\n"
                 "     --interval=SEC      Repeat every SEC seconds with per-second rates (levels as\n"
                 "                         values); the first report averages since the daemon started\n"
@@ -68,13 +74,19 @@ static void help(FILE *f) {
                 "     --config=FILE       --standalone: the private instance's configuration instead\n"
                 "     --daemon=PATH       damon-perfd (default: beside damonctl, else $PATH)\n"
                 "     --workload=PATH     damon-perfd-workload (default: beside damonctl, else $PATH,\n"
-                "                         else a child of damonctl)\n\n"
+                "                         else a child of damonctl)\n"
+                "decode:\n"
+                "     --format=spe|ibs    What the input holds: ARM SPE profiling-buffer bytes, or AMD\n"
+                "                         IBS op PERF_SAMPLE_RAW payloads one after another (required)\n"
+                "     --cpu=FAMILY:MODEL  The IBS samples' CPU, hex or decimal (e.g. 0x19:0x01), so that\n"
+                "                         its errata apply (erratum 1293); default: none applied\n\n"
                 "Exit status:\n"
                 "  0  success (also when monitor or stats --interval is stopped with Ctrl-C)\n"
                 "  1  an error reply from damon-perfd, an invalid reply, or an I/O error\n"
                 "  2  invalid command line\n"
                 "  3  damon-perfd is not running, or went away\n"
                 "  4  permission denied (on the socket, or by the daemon)\n"
+                "  5  decode: the input is damaged (everything that decodes is still dumped)\n"
                 "  selftest: 0 FULLY INTEGRATED, 10 PLUMBING-ONLY, 11 UNUSABLE (or 1-4 as above)\n\n"
                 "See damonctl(1).\n");
 }
@@ -100,6 +112,8 @@ enum {
         ARG_WORKLOAD,
         ARG_DAEMON,
         ARG_CONFIG,
+        ARG_FORMAT,
+        ARG_CPU,
 };
 
 /* Which command takes which option (global ones are taken by all). */
@@ -118,6 +132,7 @@ static const struct {
         { "monitor", ctl_monitor, { ARG_SAMPLES, ARG_MAX_PER_SECOND } },
         { "reload",  ctl_reload,  {} },
         { "selftest", ctl_selftest, { ARG_DURATION, ARG_STANDALONE, ARG_WORKLOAD, ARG_DAEMON, ARG_CONFIG } },
+        { "decode",  ctl_decode,  { ARG_FORMAT, ARG_CPU } },
 };
 
 static const struct option options[] = {
@@ -142,6 +157,8 @@ static const struct option options[] = {
         { "workload", required_argument, NULL, ARG_WORKLOAD },
         { "daemon", required_argument, NULL, ARG_DAEMON },
         { "config", required_argument, NULL, ARG_CONFIG },
+        { "format", required_argument, NULL, ARG_FORMAT },
+        { "cpu", required_argument, NULL, ARG_CPU },
         {}
 };
 
@@ -154,7 +171,7 @@ static int usage_error(const char *format, ...) {
         vfprintf(stderr, format, ap);
         va_end(ap);
         fputs("\n"
-              "usage: damonctl [--address=unix:PATH] [--json] {stats|cpus|targets|regions|heatmap|damon|monitor|reload|selftest} ...\n"
+              "usage: damonctl [--address=unix:PATH] [--json] {stats|cpus|targets|regions|heatmap|damon|monitor|reload|selftest|decode} ...\n"
               "See 'damonctl --help'.\n", stderr);
         return CTL_EXIT_USAGE;
 }
@@ -212,6 +229,41 @@ static int parse_range(const char *arg, uint64_t *ret_start, uint64_t *ret_end) 
         return CTL_EXIT_OK;
 }
 
+/* A CPU family or model: hex with 0x, else decimal (as /proc/cpuinfo has it). */
+static bool parse_cpu_number(const char *s, size_t len, uint32_t *ret) {
+        uint64_t v;
+        char buf[16], *end;
+
+        if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+                if (!parse_hex(s, len, &v))
+                        return false;
+        } else {
+                if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789") < len)
+                        return false;
+                memcpy(buf, s, len);
+                buf[len] = '\0';
+                errno = 0;
+                v = strtoull(buf, &end, 10);
+                if (errno || *end)
+                        return false;
+        }
+        if (v > UINT32_MAX)
+                return false;
+        *ret = (uint32_t) v;
+        return true;
+}
+
+static int parse_cpu(const char *arg, struct ctl *ctl) {
+        const char *colon = strchr(arg, ':');
+
+        if (!colon || !parse_cpu_number(arg, (size_t) (colon - arg), &ctl->cpu_family) ||
+            !parse_cpu_number(colon + 1, strlen(colon + 1), &ctl->cpu_model))
+                return usage_error("--cpu: expected FAMILY:MODEL, hex with 0x or decimal (0x19:0x01 or 25:1), "
+                                   "got '%s'", arg);
+        ctl->cpu_set = true;
+        return CTL_EXIT_OK;
+}
+
 static const char *option_name(int opt) {
         for (size_t i = 0; options[i].name; i++)
                 if (options[i].val == opt)
@@ -228,7 +280,7 @@ static bool command_takes(size_t command, int opt) {
 
 /* Returns -1 to go on and run *command, or an exit code. */
 static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
-        int seen[16], n_seen = 0, opt, k;
+        int seen[16], n_seen = 0, opt, k, arg;
         const char *interval_arg = NULL;
         uint64_t v;
 
@@ -317,6 +369,18 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                         *(opt == ARG_WORKLOAD ? &ctl->workload_path
                           : opt == ARG_DAEMON ? &ctl->daemon_path : &ctl->config_path) = optarg;
                         break;
+                case ARG_FORMAT:
+                        if (strcmp(optarg, "spe") == 0)
+                                ctl->decode_format = CTL_DECODE_SPE;
+                        else if (strcmp(optarg, "ibs") == 0)
+                                ctl->decode_format = CTL_DECODE_IBS;
+                        else
+                                return usage_error("--format: expected spe or ibs, got '%s'", optarg);
+                        break;
+                case ARG_CPU:
+                        if ((k = parse_cpu(optarg, ctl)) != CTL_EXIT_OK)
+                                return k;
+                        break;
                 case ':':
                         return usage_error("option '%s' needs an argument", argv[optind - 1]);
                 default:
@@ -333,8 +397,11 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                         break;
         if (*command == DP_ARRAY_SIZE(commands))
                 return usage_error("unknown command '%s'", argv[optind]);
-        if (optind + 1 < argc)
-                return usage_error("%s: unexpected argument '%s'", argv[optind], argv[optind + 1]);
+        arg = optind + 1;
+        if (commands[*command].run == ctl_decode && arg < argc)
+                ctl->input_path = argv[arg++];
+        if (arg < argc)
+                return usage_error("%s: unexpected argument '%s'", argv[optind], argv[arg]);
         for (int i = 0; i < n_seen; i++)
                 if (!command_takes(*command, seen[i]))
                         return usage_error("%s does not take --%s", argv[optind], option_name(seen[i]));
@@ -361,6 +428,16 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                 return usage_error("--json and --prometheus exclude each other");
         if (ctl->max_per_second_set && !ctl->samples)
                 return usage_error("--max-per-second needs --samples");
+        if (commands[*command].run == ctl_decode) {
+                if (ctl->decode_format == CTL_DECODE_NONE)
+                        return usage_error("decode needs --format=spe or --format=ibs");
+                if (ctl->cpu_set && ctl->decode_format != CTL_DECODE_IBS)
+                        return usage_error("--cpu is for --format=ibs: SPE decoding has no CPU errata");
+                /* Nobody types AUX bytes into a terminal by accident: "-" says so. */
+                if (!ctl->input_path && isatty(STDIN_FILENO))
+                        return usage_error("decode: no input: give FILE, or - for standard input");
+                return -1;      /* no daemon to talk to */
+        }
 
         if (!ctl->address)
                 ctl->address = getenv(CTL_ADDRESS_ENV);

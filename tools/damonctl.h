@@ -25,6 +25,13 @@ enum {
         CTL_EXIT_USAGE = 2,             /* bad command line */
         CTL_EXIT_UNREACHABLE = 3,       /* damon-perfd is not running, or went away */
         CTL_EXIT_PERMISSION = 4,        /* permission denied: socket or method */
+        CTL_EXIT_DAMAGED = 5,           /* decode: the input is damaged (the rest is still dumped) */
+};
+
+enum ctl_decode_format {
+        CTL_DECODE_NONE,
+        CTL_DECODE_SPE,                 /* ARM SPE profiling-buffer (AUX) bytes */
+        CTL_DECODE_IBS,                 /* AMD IBS op PERF_SAMPLE_RAW payloads */
 };
 
 struct ctl {
@@ -61,6 +68,12 @@ struct ctl {
         const char *workload_path;      /* NULL: damon-perfd-workload found beside damonctl or in $PATH */
         const char *daemon_path;        /* NULL: damon-perfd found likewise */
         const char *config_path;        /* --standalone's configuration; NULL: a private one, DAMON off */
+
+        /* decode (and --json above: one object per line) */
+        enum ctl_decode_format decode_format;
+        bool cpu_set;                   /* --cpu: the IBS samples' CPU, for errata */
+        uint32_t cpu_family, cpu_model;
+        const char *input_path;         /* NULL or "-": standard input */
 
         struct dp_varlink_client *client;
 };
@@ -113,3 +126,4 @@ int ctl_damon(struct ctl *ctl);
 int ctl_monitor(struct ctl *ctl);
 int ctl_reload(struct ctl *ctl);
 int ctl_selftest(struct ctl *ctl);
+int ctl_decode(struct ctl *ctl);
