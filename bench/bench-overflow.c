@@ -92,6 +92,7 @@ static void reader_drain(struct producer *p) {
 
         dp_ring_reader_drain(&s->reader);
         dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
+        tracker_thread_wake_if_full(s);
 }
 
 static void *producer_main(void *arg) {
@@ -99,7 +100,7 @@ static void *producer_main(void *arg) {
         struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *) p->mem;
         uint64_t start = now_ns(), next = start, end = start + (uint64_t) (p->seconds * 1e9), page = 0;
         uint32_t pid = (uint32_t) getpid();
-        size_t watermark = p->data_size / 4;    /* the daemon's wakeup_bytes */
+        size_t watermark = p->data_size / 2;    /* the daemon's wakeup_bytes (daemon/manager.c) */
         cpu_set_t set;
 
         CPU_ZERO(&set);

@@ -66,10 +66,18 @@ static uint64_t realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ull + (uint64_t) ts.tv_nsec / 1000;
 }
 
-/* Counts a failure of @step; the first of each (step, errno) is logged. */
+/* Counts a failure of @step; the first of each (step, errno) is logged, with
+ * the sysfs file whose read or write failed when one did. */
 static void note_failure(struct damon_thread *d, const char *step, int error) {
         struct damon_view *v = &d->work;
         struct damon_cause *c = NULL;
+        const char *rel = d->fs ? dp_damon_fs_error_path(d->fs) : "";
+        char path[sizeof(d->config.damon_root) + DP_DAMON_PATH_MAX + 1] = "";
+
+        if (*rel)
+                snprintf(path, sizeof(path), "%s/%s", d->config.damon_root, rel);
+        if (d->fs)
+                dp_damon_fs_clear_error(d->fs);
 
         error = error < 0 ? -error : error;
         v->errors++;
@@ -83,7 +91,7 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
                 c->error = error;
         }
         if (c && c->count++ == 0)
-                log_damon_error(step, error, v->kdamond, c->count);
+                log_damon_error(step, path, error, v->kdamond, c->count);
 }
 
 static void committed_clear(struct damon_thread *d) {
@@ -380,6 +388,8 @@ static void check_running(struct damon_thread *d) {
 static void pass(struct damon_thread *d) {
         if (tracker_thread_with_snapshot(d->tracker, copy_snapshot, &d->snap) < 0)
                 return;
+        /* A failure names its own file, not one an earlier probe left behind. */
+        dp_damon_fs_clear_error(d->fs);
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
         check_running(d);
         if (d->decision.role == DP_DAMON_ROLE_OWNED ||

@@ -185,12 +185,19 @@ void log_stopped(int error) {
 
 void log_cpu_transition(int cpu, enum dp_cpu_state from, enum dp_cpu_state to, enum dp_cpu_step step, int error,
                         const char *pmu) {
-        int priority = to == DP_CPU_ERROR ? LOG_ERR : LOG_INFO;
+        /* A CPU taken offline is the administrator's doing, not a failure. */
+        int priority = to != DP_CPU_ERROR ? LOG_INFO : step == DP_STEP_OFFLINE ? LOG_WARNING : LOG_ERR;
         struct entry e;
 
         if (priority > max_level)
                 return;
-        if (to == DP_CPU_ERROR)
+        if (to == DP_CPU_ERROR && step == DP_STEP_OFFLINE)
+                /* The cause, once: the reopening that follows its return logs the way back up. */
+                entry_begin(&e, priority, LOG_MESSAGE_CPU_STATE,
+                            "CPU%d: %s -> ERROR at offline: the CPU went offline, its perf event is dead; "
+                            "the sampler is closed and reopens when the CPU is back online", cpu,
+                            dp_cpu_state_name(from));
+        else if (to == DP_CPU_ERROR)
                 entry_begin(&e, priority, LOG_MESSAGE_CPU_STATE, "CPU%d: %s -> ERROR at %s: %s", cpu,
                             dp_cpu_state_name(from), dp_cpu_step_name(step), strerror(-error));
         else
@@ -276,7 +283,7 @@ void log_damon_role(const char *role, int kdamond, const char *reason) {
         entry_send(&e);
 }
 
-void log_damon_error(const char *step, int error, int kdamond, uint64_t count) {
+void log_damon_error(const char *step, const char *path, int error, int kdamond, uint64_t count) {
         struct entry e;
 
         if (LOG_WARNING > max_level)
@@ -287,9 +294,12 @@ void log_damon_error(const char *step, int error, int kdamond, uint64_t count) {
                             "if it is ours, the next commit turns it on again", kdamond);
         else
                 entry_begin(&e, LOG_WARNING, LOG_MESSAGE_DAMON_ERROR,
-                            "DAMON: %s failed: %s (kdamond %d; retrying with backoff, further failures of this "
-                            "kind are only counted)", step, strerror(error), kdamond);
+                            "DAMON: %s failed: %s%s%s (kdamond %d; retrying with backoff, further failures of this "
+                            "kind are only counted)", step, path && *path ? path : "", path && *path ? ": " : "",
+                            strerror(error), kdamond);
         entry_add(&e, "DAMON_PERFD_DAMON_STEP=%s", step);
+        if (path && *path)
+                entry_add(&e, "DAMON_PERFD_SYSFS_PATH=%s", path);
         entry_add(&e, "DAMON_PERFD_ERRNO=%d", error);
         entry_add(&e, "DAMON_PERFD_KDAMOND=%d", kdamond);
         entry_add(&e, "DAMON_PERFD_COUNT=%" PRIu64, count);

@@ -72,5 +72,6 @@ void log_tracker_recovered(uint64_t stalled_ms);
  * and why; a failing step, once per cause; and the restore on stop.
  * @kdamond is -1 when none is involved. */
 void log_damon_role(const char *role, int kdamond, const char *reason);
-void log_damon_error(const char *step, int error, int kdamond, uint64_t count);
+/* @path: the file whose read or write failed, NULL or "" when none did. */
+void log_damon_error(const char *step, const char *path, int error, int kdamond, uint64_t count);
 void log_damon_restored(const char *role, int kdamond, int error);

@@ -29,7 +29,7 @@ static void help(void) {
                "     --phys                  Track the physical address space instead of processes\n"
                "     --max-targets=N         Cap on processes tracked when tracking all (default 256)\n"
                "     --sample-period=N       Events per sample (default: the source's)\n"
-               "     --ring-pages=N          Data pages per CPU ring, a power of two (default 64)\n"
+               "     --ring-pages=N          Data pages per CPU ring, a power of two (default 128)\n"
                "     --queue-size=N          Samples per CPU queue, a power of two (default 65536)\n"
                "     --min-regions=N         Minimum regions per target (default 10)\n"
                "     --max-regions=N         Maximum regions per target (default 1000)\n"

@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "damon-perfd/cpu-hotplug.h"
 #include "damon-perfd/cpu-list.h"
 #include "damon-perfd/proc-parse.h"
 #include "damon-perfd/stats.h"
@@ -57,6 +58,26 @@ static int load_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
         return r;
 }
 
+/* This machine as the decoders need it, read once: the CPU model that IBS
+ * errata depend on.  Without it (no x86 family/model) no erratum applies. */
+static void load_source_context(struct dp_source_context *context) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r;
+
+        memset(context, 0, sizeof(*context));
+        r = dp_read_file("/proc/cpuinfo", &text, &len);
+        if (r >= 0)
+                r = dp_ibs_cpu_from_cpuinfo(text, &context->ibs_cpu);
+        if (r < 0) {
+                memset(context, 0, sizeof(*context));
+                log_debug("no CPU family/model in /proc/cpuinfo (%s): no IBS errata applied", strerror(-r));
+                return;
+        }
+        log_debug("CPU family 0x%x model 0x%x%s", context->ibs_cpu.family, context->ibs_cpu.model,
+                  dp_ibs_cpu_has_erratum_1293(&context->ibs_cpu) ? ": IBS erratum 1293 applies" : "");
+}
+
 void manager_collect(struct manager *m) {
         const struct dp_cpu_stats *stats[DP_CPU_MAX];
         int ids[DP_CPU_MAX];
@@ -87,12 +108,15 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         log_started(DP_VERSION);
 
         r = event_hub_new(&m->hub);
+        if (r >= 0)
+                r = hotplug_new(&m->hotplug);
         if (r < 0)
                 goto fail;
         r = pmu_selection_run(m->o.config.source, NULL, &m->selection);
         if (r < 0)
                 goto fail;
         m->source = m->selection.choice.source;
+        load_source_context(&m->source_context);
         r = load_cpu_list(&m->o.config, &m->cpus);
         if (r < 0)
                 goto fail;
@@ -131,6 +155,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 .queue_capacity = m->o.config.queue_capacity,
                 .poll_ms = m->o.config.poll_ms,
                 .hub = m->hub,
+                .source_context = &m->source_context,
         };
         for (size_t i = 0; i < m->n; i++) {
                 dp_cpu_stats_init(&m->stats[i]);
@@ -328,6 +353,7 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
         uint64_t now = now_ns(), valid;
 
+        hotplug_check(m->hotplug, m->samplers, m->n, &m->sampler_options);
         manager_collect(m);
         valid = m->view.total.v[DP_C_VALID];
         if (m->rate_ns && now > m->rate_ns)
@@ -513,8 +539,10 @@ int manager_reload(struct manager *m, char ***ret_errors) {
         r = reload_config(m, ret_errors);
         if (r >= 0) {
                 tracker_thread_request_refresh(m->tracker);
+                /* Offline CPUs come back by themselves when they are online again. */
                 for (size_t i = 0; i < m->n; i++)
-                        if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR) {
+                        if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR &&
+                            !dp_hotplug_is_offline(dp_cpu_get_status(&m->stats[i]))) {
                                 retried++;
                                 (void) sampler_retry(&m->samplers[i], &m->sampler_options);
                         }
@@ -629,6 +657,7 @@ void manager_free(struct manager *m) {
                 close(m->stop_fd);
         sd_event_unref(m->event);
         event_hub_free(m->hub);
+        hotplug_free(m->hotplug);
         pmu_selection_done(&m->selection);
         free(m);
 }

@@ -12,6 +12,7 @@
 #include "damon-perfd/stats.h"
 #include "damon-thread.h"
 #include "event-hub.h"
+#include "hotplug.h"
 #include "pmu-select.h"
 #include "sampler.h"
 #include "tracker-thread.h"
@@ -54,6 +55,7 @@ struct manager {
          * samplers' source options point into it. */
         struct pmu_selection selection;
         const struct dp_source *source;
+        struct dp_source_context source_context; /* this machine for the decoders (IBS errata) */
         struct dp_cpu_list cpus;
 
         size_t n;
@@ -63,6 +65,7 @@ struct manager {
         atomic_bool readers_stop;
         struct tracker_thread *tracker;
         struct damon_thread *damon;     /* the only writer of DAMON sysfs */
+        struct hotplug *hotplug;        /* closes and reopens the samplers of CPUs going offline and back */
         struct event_hub *hub;
 
         sd_event *event;

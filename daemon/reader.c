@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "sampler.h"
+#include "tracker-thread.h"
 
 #define LOST_READ_INTERVAL_NS 1000000000ull
 
@@ -25,16 +26,23 @@ static uint64_t now_ns(void) {
         return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
-static void read_kernel_lost(struct sampler *s) {
-        uint64_t lost;
+/* The kernel's lost count; true when the event's time_enabled stood still
+ * since the last call: the kernel detached it, its CPU went offline (perhaps
+ * only for a moment, see cpu-hotplug.h). */
+static bool read_event(struct sampler *s) {
+        struct dp_perf_event_reading now;
 
-        if (dp_perf_event_read_lost(s->fd, s->attr.read_format, &lost) == 0)
-                s->reader.counters.v[DP_C_KERNEL_LOST] = lost;
+        if (dp_perf_event_read_single(s->fd, s->attr.read_format, &now) < 0)
+                return false;
+        if (now.has_lost)
+                s->reader.counters.v[DP_C_KERNEL_LOST] = s->kernel_lost_base + now.lost;
+        return now.has_time_enabled && dp_event_liveness_stalled(&s->liveness, now.time_enabled);
 }
 
 static void drain_and_publish(struct sampler *s, bool stopping) {
         dp_ring_reader_drain(&s->reader);
         dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
+        tracker_thread_wake_if_full(s);
         /* A truncated AUX stretch made the kernel disable the event; the drain
          * has made room, so sampling may go on. */
         if (s->reader.aux.rearm) {
@@ -53,6 +61,7 @@ static void *reader_main(void *arg) {
         struct sampler *s = arg;
         struct epoll_event ev, events[2];
         uint64_t next_lost_read = 0;
+        enum dp_cpu_step failed_step = DP_STEP_RUN;
         char name[16];
         cpu_set_t set;
         int ep, r = 0;
@@ -82,7 +91,8 @@ static void *reader_main(void *arg) {
         }
 
         sampler_transition(s, DP_CPU_RUNNING, DP_STEP_NONE, 0);
-        while (!atomic_load_explicit(s->stop, memory_order_acquire)) {
+        while (!atomic_load_explicit(s->stop, memory_order_acquire) &&
+               !atomic_load_explicit(&s->halt, memory_order_acquire)) {
                 int n = epoll_wait(ep, events, 2, (int) s->poll_ms);
                 bool hangup = false;
 
@@ -96,7 +106,12 @@ static void *reader_main(void *arg) {
 
                 drain_and_publish(s, false);
                 if (now_ns() >= next_lost_read) {
-                        read_kernel_lost(s);
+                        if (read_event(s)) {
+                                log_info("CPU%d: its perf event stopped counting time: the kernel detached it", s->cpu);
+                                r = -ENODEV;
+                                failed_step = DP_STEP_OFFLINE;
+                                break;
+                        }
                         next_lost_read = now_ns() + LOST_READ_INTERVAL_NS;
                 }
                 if (hangup) {
@@ -108,10 +123,15 @@ static void *reader_main(void *arg) {
 
         /* Stop producing, then take what the kernel wrote up to that point. */
         sampler_disable(s);
-        read_kernel_lost(s);
+        (void) read_event(s);
         drain_and_publish(s, true);
+        if (atomic_load_explicit(&s->halt, memory_order_acquire)) {
+                /* Asked by sampler_offline(): the CPU went offline. */
+                r = -ENODEV;
+                failed_step = DP_STEP_OFFLINE;
+        }
         if (r < 0)
-                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);
+                sampler_transition(s, DP_CPU_ERROR, failed_step, r);
         close(ep);
         return NULL;
 }
@@ -121,6 +141,7 @@ int sampler_start(struct sampler *s) {
 
         if (dp_cpu_get_status(s->stats).state != DP_CPU_ENABLED)
                 return -EINVAL;
+        atomic_store_explicit(&s->halt, false, memory_order_relaxed);
         r = -pthread_create(&s->thread, NULL, reader_main, s);
         if (r < 0) {
                 sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);

@@ -1,27 +1,65 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "damon-perfd/perf-data-header.h"
 #include "damon-perfd/replay.h"
 #include "log.h"
 #include "replay-run.h"
 #include "report.h"
 
-/* The capture's access event names its source; page faults are the control. */
-static const struct dp_source *capture_source(struct dp_perf_data *data, const char *configured) {
-        if (strcmp(configured, "auto") != 0)
-                return dp_source_find(configured);
-        for (size_t i = 0; i < dp_perf_data_attr_count(data); i++) {
-                const struct perf_event_attr *a = dp_perf_data_attr(data, i);
+struct capture_report {
+        const char *path;
+        char reason[256];       /* the first access event's, for the report */
+        bool have_reason;
+};
 
-                if (a->type == PERF_TYPE_SOFTWARE &&
-                    (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-                     a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
-                        return &dp_source_pagefault;
+/* Each event's source and why, in the log; the first access event's reason
+ * goes into the report beside its source. */
+static void log_choice(size_t index, const struct dp_capture_choice *choice, void *userdata) {
+        struct capture_report *cr = userdata;
+        const char *name = !choice->access ? "none" : choice->source ? choice->source->name
+                                                                       : dp_replay_generic_source.name;
+
+        log_info("%s: event %zu (PMU %s): source %s: %s", cr->path, index, choice->pmu[0] ? choice->pmu : "?", name,
+                 choice->reason);
+        if (choice->access && !cr->have_reason) {
+                snprintf(cr->reason, sizeof(cr->reason), "event %zu: %s", index, choice->reason);
+                cr->have_reason = true;
         }
-        return NULL; /* the kernel-filled fields, whatever the PMU */
+}
+
+/* Which machine took the capture, and whether IBS errata apply to it. */
+static void log_machine(const char *path, const struct dp_perf_data *data) {
+        struct dp_source_context context;
+        struct dp_perf_cpuid id;
+        int r;
+
+        r = dp_perf_data_cpuid(data, &id);
+        if (r == -ENOENT) {
+                log_info("%s: no HEADER_CPUID: no CPU errata applied", path);
+                return;
+        }
+        if (r == -EINVAL) {
+                log_info("%s: HEADER_CPUID of an architecture we do not know: no CPU errata applied", path);
+                return;
+        }
+        if (r < 0) {
+                log_warning("%s: malformed HEADER_CPUID (%s): no CPU errata applied", path, strerror(-r));
+                return;
+        }
+        if (id.kind == DP_CPUID_ARM64) {
+                log_info("%s: captured on arm64, MIDR 0x%016" PRIx64 " (implementer 0x%02x, part 0x%03x)", path,
+                         id.midr, id.implementer, id.part);
+                return;
+        }
+        dp_capture_source_context(&id, &context);
+        log_info("%s: captured on %s family 0x%x model 0x%x stepping %u%s", path, id.vendor, id.family, id.model,
+                 id.stepping, dp_ibs_cpu_has_erratum_1293(&context.ibs_cpu) ? " (IBS erratum 1293 applies)" : "");
 }
 
 int replay_run(const struct manager_options *o, const char *path) {
@@ -29,7 +67,10 @@ int replay_run(const struct manager_options *o, const char *path) {
         _cleanup_tracker_ struct dp_tracker *tracker = NULL;
         _cleanup_free_ struct dp_cpu_view *cpus = NULL;
         struct dp_tracker_snapshot snap = {0};
-        const struct dp_source *source;
+        struct capture_report cr = { .path = path };
+        const struct dp_source *source = NULL, *primary;
+        bool automatic = strcmp(o->config.source, "auto") == 0;
+        char tracker_source[32];        /* the tracker keeps the pointer; named once chosen */
         struct dp_tracker_config tc;
         struct dp_stats_view view = {0};
         struct dp_replay *rp = NULL;
@@ -41,11 +82,15 @@ int replay_run(const struct manager_options *o, const char *path) {
                 log_error("%s: not a readable perf.data capture: %s", path, strerror(-r));
                 return r;
         }
-        source = capture_source(data, o->config.source);
-        if (!source && strcmp(o->config.source, "auto") != 0) {
-                log_error("unknown source '%s'", o->config.source);
-                return -EINVAL;
+        if (!automatic) {
+                source = dp_source_find(o->config.source);
+                if (!source) {
+                        log_error("unknown source '%s'", o->config.source);
+                        return -EINVAL;
+                }
+                log_info("%s: every event decoded as %s (Source=%s)", path, source->name, o->config.source);
         }
+        log_machine(path, data);
 
         dp_tracker_config_init(&tc);
         tc.mode = o->config.target_mode == DP_TARGETS_PHYS ? DP_TRACKER_PADDR : DP_TRACKER_VADDR;
@@ -54,12 +99,34 @@ int replay_run(const struct manager_options *o, const char *path) {
         tc.sample_interval_ns = o->config.sample_interval_us * 1000;
         tc.aggr_interval_ns = o->config.aggr_interval_us * 1000;
         tc.max_targets = o->config.max_targets;
-        tc.source = source ? source->name : "capture";
+        snprintf(tracker_source, sizeof(tracker_source), "%s", source ? source->name : "capture");
+        tc.source = tracker_source;
         r = dp_tracker_new(&tc, &tracker);
         if (r >= 0)
                 r = dp_replay_new(source, tracker, tc.mode == DP_TRACKER_PADDR, &rp);
-        if (r < 0)
+        if (r < 0) {
+                dp_replay_free(rp);
                 return r;
+        }
+        primary = source ?: &dp_replay_generic_source;
+        if (automatic) {
+                /* Each event by its PMU, as the capture names it. */
+                r = dp_replay_use_capture_sources(rp, data, log_choice, &cr, &primary);
+                if (r == -ENOENT)
+                        log_warning("%s: no memory-access event in the capture", path);
+                else if (r < 0) {
+                        log_error("%s: cannot choose the sources: %s", path, strerror(-r));
+                        dp_replay_free(rp);
+                        return r;
+                }
+        } else {
+                struct dp_source_context context;
+                struct dp_perf_cpuid id;
+
+                dp_capture_source_context(dp_perf_data_cpuid(data, &id) == 0 ? &id : NULL, &context);
+                dp_replay_set_source_context(rp, &context);
+        }
+        snprintf(tracker_source, sizeof(tracker_source), "%s", primary->name);
 
         clock_gettime(CLOCK_MONOTONIC, &t0);
         /* One pass: targets grow as their samples come. */
@@ -75,7 +142,8 @@ int replay_run(const struct manager_options *o, const char *path) {
                 dp_replay_free(rp);
                 return -ENOMEM;
         }
-        view.source = source ?: &dp_source_pagefault;
+        view.source = primary;
+        view.source_reason = cr.have_reason ? cr.reason : NULL;
         view.cpus = cpus;
         view.n_cpus = dp_replay_nr_cpus(rp);
         for (size_t i = 0; i < view.n_cpus; i++) {

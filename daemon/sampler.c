@@ -223,6 +223,10 @@ static int sampler_open(struct sampler *s, const struct sampler_options *options
                 r = dp_ring_reader_init(&s->reader, &s->attr, options->source, s->queue, (uint16_t) s->cpu,
                                         options->source_options.want_phys);
                 s->reader.counters = kept;
+                dp_ring_reader_set_context(&s->reader, options->source_context);
+                /* A new event counts its losses from 0. */
+                s->kernel_lost_base = kept.v[DP_C_KERNEL_LOST];
+                s->liveness = (struct dp_event_liveness) {};
         }
         if (r < 0)
                 return fail(s, DP_STEP_BIND, r);
@@ -261,6 +265,7 @@ int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *opti
                 .stop = stop,
                 .poll_ms = options->poll_ms,
                 .hub = options->hub,
+                .tracker_wake_fd = -1,
         };
         s->reader.source = options->source;
 
@@ -289,6 +294,34 @@ int sampler_retry(struct sampler *s, const struct sampler_options *options) {
         if (r < 0)
                 return r;
         return sampler_start(s);
+}
+
+void sampler_offline(struct sampler *s) {
+        struct dp_cpu_status status = dp_cpu_get_status(s->stats);
+
+        if (dp_hotplug_is_offline(status))
+                return;
+        if (s->thread_started && status.state != DP_CPU_ERROR) {
+                /* It drains its ring a last time, then moves the CPU to ERROR at offline itself. */
+                atomic_store_explicit(&s->halt, true, memory_order_release);
+                return;
+        }
+        /* No reader, or one that failed by itself and is on its way out. */
+        if (s->thread_started) {
+                pthread_join(s->thread, NULL);
+                s->thread_started = false;
+        }
+        close_events(s);
+        sampler_transition(s, DP_CPU_ERROR, DP_STEP_OFFLINE, -ENODEV);
+}
+
+void sampler_reap(struct sampler *s) {
+        if (!s->thread_started || dp_cpu_get_status(s->stats).state != DP_CPU_ERROR)
+                return;
+        if (pthread_tryjoin_np(s->thread, NULL) != 0)
+                return;         /* still on its way out */
+        s->thread_started = false;
+        close_events(s);
 }
 
 void sampler_stop(struct sampler *s) {

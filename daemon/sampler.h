@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "damon-perfd/counters.h"
+#include "damon-perfd/cpu-hotplug.h"
 #include "damon-perfd/aux-ring.h"
 #include "damon-perfd/perf-event.h"
 #include "damon-perfd/pmu.h"
@@ -28,6 +29,7 @@ struct sampler_options {
         size_t queue_capacity;          /* samples per CPU queue, a power of two */
         unsigned poll_ms;               /* reader wakes at least this often */
         struct event_hub *hub;          /* state changes go here too; may be NULL */
+        const struct dp_source_context *source_context; /* the decoders' (IBS errata); may be NULL */
 };
 
 struct sampler {
@@ -50,8 +52,14 @@ struct sampler {
         bool thread_started;
         int stop_fd;                    /* eventfd shared by all readers: readable means stop */
         const atomic_bool *stop;
+        atomic_bool halt;               /* this reader alone stops: its CPU went offline */
+        struct dp_event_liveness liveness; /* the reader's: its event's time_enabled */
+        uint64_t kernel_lost_base;      /* kernel_lost of the events closed before, so it stays cumulative */
         unsigned poll_ms;
         struct event_hub *hub;
+        /* The tracker's eventfd, written when this queue passes half full
+         * (tracker_thread_wake_if_full()); -1 without a tracker. */
+        atomic_int tracker_wake_fd;
 };
 
 /* Sets the sampler up to ENABLED; on failure the CPU is in ERROR and the
@@ -59,12 +67,27 @@ struct sampler {
 int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *options, struct dp_cpu_stats *stats,
                   int stop_fd, const atomic_bool *stop);
 
-/* A CPU in ERROR: close what is left, and walk it up to RUNNING again,
- * keeping its queue and counters.  0 when there was nothing to retry. */
+/* A CPU in ERROR (offline ones included, once back): close what is left, and
+ * walk it up to RUNNING again, keeping its queue and counters.  0 when there
+ * was nothing to retry. */
 int sampler_retry(struct sampler *s, const struct sampler_options *options);
 
 /* Starts the reader thread, which moves the CPU to RUNNING. */
 int sampler_start(struct sampler *s);
+
+/*
+ * The CPU went offline: its events are dead (see cpu-hotplug.h).  A running
+ * reader is asked to stop, and puts the CPU in ERROR at "offline" (-ENODEV)
+ * once it has drained its ring a last time; without one the events close and
+ * the CPU goes there now.  Never blocks: the event loop calls it.  The queue
+ * and every counter stay, for the tracker and for sampler_retry(), which
+ * opens the CPU again when it is back.
+ */
+void sampler_offline(struct sampler *s);
+
+/* Joins a reader that has ended by itself (ERROR) and closes its dead
+ * events, without waiting for one that still runs. */
+void sampler_reap(struct sampler *s);
 
 /* Joins the reader (which drains its ring a last time once @stop is set) and
  * closes the event; the CPU ends in UNINIT unless it is in ERROR.  The queue

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,14 +15,23 @@
 #include "log.h"
 #include "tracker-thread.h"
 
-/* Every pass ends in a sleep, as long as the fullest queue takes to fill to
- * a quarter at the rate it last filled, within these bounds: readers hand
- * over batches (a wakeup watermark's worth) a few dozen times a second, and
- * on a virtual machine a sleep and wakeup costs as much as draining a few
- * hundred samples.  40 ms at 1M samples/s is 40k samples, within the default
- * queue (bench/bench-overflow checks). */
+/* Every pass ends in a sleep until the first of: the current aggregation is
+ * due (plus the lag its samples may have), the next maps refresh, or the
+ * fullest queue fills to a quarter at the rate it last filled (no sooner than
+ * SLEEP_MIN_NS).  A reader whose queue passes half full wakes the tracker at
+ * once (tracker_thread_wake_if_full()), as do reloads and stop, so a burst
+ * cannot overflow a queue however long the sleep.  On a virtual machine a
+ * sleep and wakeup costs 20-30 us of CPU, as much as draining a few thousand
+ * samples: at moderate rates this is one pass per aggregation interval
+ * (bench/bench-overflow checks the queues at 1M samples/s per CPU). */
 #define SLEEP_MIN_NS 10000000ull
-#define SLEEP_MAX_NS 40000000ull
+#define SLEEP_MAX_NS 1000000000ull              /* a heartbeat at least this often */
+/* While a Monitor() client takes sampled records (the first of each batch),
+ * passes come at least this often, so that it gets a steady stream. */
+#define SLEEP_MAX_MONITORED_NS 40000000ull
+/* How late a sample may reach a queue beyond the readers' poll interval
+ * before the aggregation it belongs to closes. */
+#define TICK_MARGIN_NS 50000000ull
 /* Targets without samples lately have their maps re-read only every this
  * many refreshes: reading every process's maps each second cost more than
  * all the sampling on a busy machine. */
@@ -46,6 +57,7 @@ struct tracker_thread {
 
         pthread_t thread;
         bool started;
+        int wake_fd;                            /* eventfd: wakes the thread from its sleep */
         atomic_bool stop;
         atomic_bool refresh_requested;
         atomic_bool pending_set;                /* checked once per pass, never per sample */
@@ -286,19 +298,51 @@ static size_t drain_all(struct tracker_thread *t, size_t *fullest) {
         return total;
 }
 
-/* How long to sleep after a pass that found @fullest samples in the fullest
- * queue, @elapsed ns after the one before. */
-static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_t elapsed) {
-        uint64_t quarter = 0, ns;
+/* ns from @now until @deadline, 0 when it has passed. */
+static uint64_t until(uint64_t now, uint64_t deadline) {
+        return deadline > now ? deadline - now : 0;
+}
+
+/* How long to sleep at @now after a pass that found @fullest samples in the
+ * fullest queue, @elapsed ns after the one before. */
+static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_t elapsed, uint64_t now) {
+        uint64_t quarter = 0, ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
 
         /* Every queue has the one capacity; a CPU that failed has none. */
         for (size_t i = 0; i < t->n && !quarter; i++)
                 if (t->samplers[i].queue)
                         quarter = dp_spsc_capacity(t->samplers[i].queue) / 4;
-        if (fullest == 0)
-                return SLEEP_MAX_NS;
-        ns = (uint64_t) ((double) quarter * (double) elapsed / (double) fullest);
-        return DP_MIN(DP_MAX(ns, SLEEP_MIN_NS), SLEEP_MAX_NS);
+        if (fullest > 0)
+                ns = DP_MAX((uint64_t) ((double) quarter * (double) elapsed / (double) fullest), SLEEP_MIN_NS);
+        if (due > 0)
+                ns = DP_MIN(ns, until(now, due + t->tick_lag_ns));
+        ns = DP_MIN(ns, until(now, t->next_refresh_ns));
+        if (event_hub_sample_rate(t->hub) > 0)
+                ns = DP_MIN(ns, SLEEP_MAX_MONITORED_NS);
+        /* A deadline just passed (the tick's clock starting): no busy loop. */
+        return DP_MIN(DP_MAX(ns, 1000000ull), SLEEP_MAX_NS);
+}
+
+/* Sleeps @ns or until woken through wake_fd. */
+static void sleep_or_wake(struct tracker_thread *t, uint64_t ns) {
+        struct pollfd pfd = { .fd = t->wake_fd, .events = POLLIN };
+        struct timespec ts = { (time_t) (ns / 1000000000ull), (long) (ns % 1000000000ull) };
+        eventfd_t value;
+
+        if (ppoll(&pfd, 1, &ts, NULL) > 0 && (pfd.revents & POLLIN))
+                (void) eventfd_read(t->wake_fd, &value);
+}
+
+static void wake(struct tracker_thread *t) {
+        if (t->wake_fd >= 0)
+                (void) eventfd_write(t->wake_fd, 1);
+}
+
+void tracker_thread_wake_if_full(const struct sampler *s) {
+        int fd = atomic_load_explicit(&s->tracker_wake_fd, memory_order_relaxed);
+
+        if (fd >= 0 && s->queue && dp_spsc_depth_producer(s->queue) > dp_spsc_capacity(s->queue) / 2)
+                (void) eventfd_write(fd, 1);
 }
 
 static void *tracker_main(void *arg) {
@@ -333,9 +377,9 @@ static void *tracker_main(void *arg) {
                 if (stopping)
                         break; /* the drain above was the last one: the readers had stopped */
 
-                nap = sleep_ns(t, fullest, t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS);
+                nap = sleep_ns(t, fullest, t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS, now);
                 t->last_pass_ns = now;
-                nanosleep(&(struct timespec) { 0, (long) nap }, NULL);
+                sleep_or_wake(t, nap);
         }
         publish_snapshot(t);
         return NULL;
@@ -355,7 +399,8 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->n = n;
         t->hub = hub;
         t->self = getpid();
-        t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + SLEEP_MAX_NS + 10000000ull;
+        t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + TICK_MARGIN_NS;
+        t->wake_fd = -1;
         pthread_mutex_init(&t->lock, NULL);
         pthread_mutex_init(&t->pending_lock, NULL);
         t->counters = calloc(n, sizeof(*t->counters));
@@ -383,6 +428,14 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         r = dp_tracker_new(&tc, &t->tracker);
         if (r < 0)
                 goto fail;
+        t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (t->wake_fd < 0) {
+                r = dp_negative_errno();
+                goto fail;
+        }
+        /* Before any reader runs (the manager starts them after the tracker). */
+        for (size_t i = 0; i < n; i++)
+                atomic_store_explicit(&samplers[i].tracker_wake_fd, t->wake_fd, memory_order_relaxed);
 
         /* Initial targets before any sample arrives. */
         refresh_targets(t, true);
@@ -419,6 +472,7 @@ int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config 
         memcpy(t->pending.pids, c->pids, sizeof(t->pending.pids));
         pthread_mutex_unlock(&t->pending_lock);
         atomic_store(&t->pending_set, true);
+        wake(t);
         return 0;
 }
 
@@ -428,6 +482,7 @@ uint32_t tracker_thread_target_capacity(struct tracker_thread *t) {
 
 void tracker_thread_request_refresh(struct tracker_thread *t) {
         atomic_store(&t->refresh_requested, true);
+        wake(t);
 }
 
 uint64_t tracker_thread_heartbeat_ns(struct tracker_thread *t) {
@@ -438,6 +493,7 @@ void tracker_thread_stop(struct tracker_thread *t) {
         if (!t || !t->started)
                 return;
         atomic_store_explicit(&t->stop, true, memory_order_release);
+        wake(t);
         pthread_join(t->thread, NULL);
         t->started = false;
 }
@@ -446,6 +502,11 @@ void tracker_thread_free(struct tracker_thread *t) {
         if (!t)
                 return;
         tracker_thread_stop(t);
+        if (t->wake_fd >= 0) {
+                for (size_t i = 0; i < t->n; i++)
+                        atomic_store_explicit(&t->samplers[i].tracker_wake_fd, -1, memory_order_relaxed);
+                close(t->wake_fd);
+        }
         dp_tracker_free(t->tracker);
         dp_tracker_snapshot_free(&t->work);
         dp_tracker_snapshot_free(&t->published);

@@ -30,6 +30,11 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
 int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config *c);
 uint32_t tracker_thread_target_capacity(struct tracker_thread *t);
 
+/* Called by a reader after each batch: wakes the thread when @s's queue is
+ * past half full, sooner than its sleep would end (one test, no syscall,
+ * otherwise). */
+void tracker_thread_wake_if_full(const struct sampler *s);
+
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);
 

@@ -31,6 +31,9 @@ static const char *const tokens[] = {
         "auto", "ibs", "pebs", "spe", "pagefault", "event:", "all", "physical",
         "0", "1", "3", "7", "64", "128", "65536", "4294967296", "18446744073709551616", "-",
         "us", "ms", "s", "min", "h", "1s 500ms", ",", "0-3", "/run/x", "wheel",
+        "Mode=", "SysfsRoot=", "StateFile=", "Kdamond=", "Context=", "HintIntervalSec=", "QuotaGoal=",
+        "QuotaGoalTarget=", "own", "attach", "off", "none", "hot-fraction", "/sys/kernel/mm/damon/admin",
+        "/a/../b", "2500", "10000", "10001",
 };
 
 struct counts {
@@ -61,6 +64,15 @@ static void same(const struct dp_config *a, const struct dp_config *b) {
         CHECK(a->sample_interval_us == b->sample_interval_us);
         CHECK(a->aggr_interval_us == b->aggr_interval_us);
         CHECK(a->maps_refresh_us == b->maps_refresh_us);
+        CHECK(a->damon_mode == b->damon_mode);
+        CHECK(strcmp(a->damon_root, b->damon_root) == 0);
+        CHECK(strcmp(a->damon_state_file, b->damon_state_file) == 0);
+        CHECK(a->damon_kdamond == b->damon_kdamond);
+        CHECK(a->damon_context == b->damon_context);
+        CHECK(a->damon_hint_interval_us == b->damon_hint_interval_us);
+        CHECK(a->damon_max_targets == b->damon_max_targets);
+        CHECK(a->damon_goal == b->damon_goal);
+        CHECK(a->damon_goal_target == b->damon_goal_target);
         CHECK(strcmp(a->api_socket, b->api_socket) == 0);
         CHECK(strcmp(a->api_socket_group, b->api_socket_group) == 0);
 }

@@ -121,19 +121,6 @@ static void check_records(const uint8_t *buf, size_t len, uint64_t stream_offset
         CHECK(!dp_spe_next_record(&it, &rec));
 }
 
-static int no_decode(const struct dp_perf_sample *ps, struct dp_sample *out) {
-        (void) ps;
-        (void) out;
-        return -ENODATA;
-}
-
-static const struct dp_source fuzz_spe = {
-        .name = "spe-fuzz",
-        .pmu = "arm_spe_0",
-        .hardware = true,
-        .decode = no_decode,
-        .aux_format = DP_AUX_ARM_SPE,
-};
 
 /* The bytes as one announced stretch of an AUX area, starting at its end so
  * that it wraps, through the reader. */
@@ -162,7 +149,7 @@ static void check_reader(const uint8_t *buf, size_t len, uint8_t control) {
         for (size_t i = 0; i < len; i++)
                 area[(start + i) % AUX_MAX] = buf[i];
 
-        CHECK(dp_ring_reader_init(&r, &attr, &fuzz_spe, queue, 1, control & 0x40) == 0);
+        CHECK(dp_ring_reader_init(&r, &attr, &dp_source_spe, queue, 1, control & 0x40) == 0);
         CHECK(dp_ring_reader_attach_aux(&r, &meta, area, AUX_MAX) == 0);
         if (control & 0x20) {
                 r.aux.pid = 1000;

@@ -2,9 +2,11 @@
 /*
  * A stand-in for libFuzzer's driver, so every fuzz target also builds with
  * gcc and runs as a smoke test: over the files named on the command line
- * (a corpus or a crash reproducer), or with --random N over N pseudo-random
- * inputs from a fixed seed (--seed S to change it), so a failure reproduces.
+ * (a crash reproducer, or every file of a directory: a corpus), and with
+ * --random N over N pseudo-random inputs from a fixed seed (--seed S to
+ * change it), so a failure reproduces.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -89,6 +91,38 @@ static int run_file(const char *path) {
         return 0;
 }
 
+/* Every file of @path when it is a directory (in name order, so a failure
+ * reproduces), else @path itself.  Counts the files run in *files. */
+static int run_path(const char *path, int *files) {
+        struct dirent **entries = NULL;
+        int n, failed = 0;
+
+        n = scandir(path, &entries, NULL, alphasort);
+        if (n < 0) {
+                int e = errno;
+
+                (*files)++;
+                if (e == ENOTDIR)
+                        return run_file(path);
+                fprintf(stderr, "%s: %s\n", path, strerror(e));
+                return -e;
+        }
+        for (int i = 0; i < n; i++) {
+                char *file = NULL;
+
+                if (entries[i]->d_name[0] != '.' &&
+                    asprintf(&file, "%s/%s", path, entries[i]->d_name) >= 0) {
+                        (*files)++;
+                        if (run_file(file) < 0)
+                                failed = 1;
+                }
+                free(file);
+                free(entries[i]);
+        }
+        free(entries);
+        return failed ? -EIO : 0;
+}
+
 static int parse_u64(const char *s, uint64_t *ret) {
         char *end;
 
@@ -115,11 +149,8 @@ int main(int argc, char **argv) {
                 } else if (argv[i][0] == '-' && argv[i][1] == '-') {
                         fprintf(stderr, "usage: %s [--random N [--seed S]] [FILE...]\n", argv[0]);
                         return EXIT_FAILURE;
-                } else {
-                        files++;
-                        if (run_file(argv[i]) < 0)
-                                failed = 1;
-                }
+                } else if (run_path(argv[i], &files) < 0)
+                        failed = 1;
         }
         if (random_mode && run_random(n, seed) != EXIT_SUCCESS)
                 failed = 1;

@@ -68,6 +68,11 @@ static bool rings_beyond_budget(const struct dp_config *c, const struct dp_caps_
 unsigned dp_caps_sampling_cap(const struct dp_caps_host *h) {
         if (h->cap_last_cap < CAP_PERFMON)
                 return CAP_SYS_ADMIN;
+        /* perf_event_paranoid 3 and up (Debian's default, from a patch of
+         * theirs) lets only CAP_SYS_ADMIN open events: CAP_PERFMON gets EACCES
+         * (Debian's 6.12, in the qemu guest), so reopening a CPU would fail. */
+        if (h->perf_paranoid > 2)
+                return CAP_SYS_ADMIN;
         if (!(h->available & DP_CAP_BIT(CAP_PERFMON)) && (h->available & DP_CAP_BIT(CAP_SYS_ADMIN)))
                 return CAP_SYS_ADMIN;
         return CAP_PERFMON;
@@ -86,9 +91,12 @@ int dp_caps_plan(const struct dp_config *c, const struct dp_caps_host *h, struct
         if (sampling == CAP_PERFMON)
                 need(&p, CAP_PERFMON, "perf_event_open on every CPU, and when Reload() retries a CPU");
         else
-                need(&p, CAP_SYS_ADMIN, h->cap_last_cap >= CAP_PERFMON
-                                                ? "perf_event_open (CAP_PERFMON is not in our set)"
-                                                : "perf_event_open (a kernel without CAP_PERFMON)");
+                need(&p, CAP_SYS_ADMIN, h->cap_last_cap < CAP_PERFMON
+                                                ? "perf_event_open (a kernel without CAP_PERFMON)"
+                                                : h->perf_paranoid > 2
+                                                ? "perf_event_open with perf_event_paranoid above 2, which refuses "
+                                                  "CAP_PERFMON, also when a CPU is reopened"
+                                                : "perf_event_open (CAP_PERFMON is not in our set)");
 
         switch (c->target_mode) {
         case DP_TARGETS_PHYS:

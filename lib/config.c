@@ -7,7 +7,10 @@
 void dp_config_init(struct dp_config *c) {
         *c = (struct dp_config) {
                 .source = "auto",
-                .ring_pages = 64,               /* 256 KiB: ~5k page-fault samples of 48 bytes */
+                /* 512 KiB, perf record's own default and, with the control page, just
+                 * perf_event_mlock_kb's budget per CPU: ~13k page-fault samples of 40
+                 * bytes, the reader woken at half (bench/README: performance). */
+                .ring_pages = 128,
                 .queue_capacity = 65536,
                 .poll_ms = 100,
                 .target_mode = DP_TARGETS_ALL,

@@ -57,6 +57,7 @@ static const char *const step_names[_DP_STEP_MAX] = {
         [DP_STEP_BIND] = "bind",
         [DP_STEP_ENABLE] = "enable",
         [DP_STEP_RUN] = "run",
+        [DP_STEP_OFFLINE] = "offline",
 };
 
 const char *dp_counter_name(enum dp_counter c) {

@@ -273,7 +273,19 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
         r = damon_ctx_read_u64(&w, "schemes/nr_schemes", &nr_schemes);
         if (r < 0)
                 return r;
-        for (uint64_t s = 0; r == 0 && s < nr_schemes; s++)
+        for (uint64_t s = 0; r == 0 && s < nr_schemes; s++) {
+                /* The kernel makes every scheme directory nr_schemes names: a
+                 * count beyond them is garbled, not billions of empty schemes. */
+                snprintf(rel, sizeof(rel), "schemes/%" PRIu64, s);
+                if (!damon_ctx_exists(&w, rel)) {
+                        char path[DP_DAMON_PATH_MAX];
+
+                        snprintf(path, sizeof(path), "kdamonds/%u/contexts/%u/schemes/nr_schemes", kdamond,
+                                 context);
+                        damon_fs_note_error(fs, path);
+                        r = -EBADMSG;
+                        break;
+                }
                 for (uint64_t i = 0;; i++) {
                         struct dp_damon_tried_region region;
 
@@ -286,6 +298,7 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
                         if (r < 0)
                                 break;
                 }
+        }
         if (r < 0) {
                 free(vec.v);
                 return r;

@@ -62,6 +62,10 @@ const char *dp_damon_fs_error_path(const struct dp_damon_fs *fs) {
         return fs->error_path;
 }
 
+void dp_damon_fs_clear_error(struct dp_damon_fs *fs) {
+        fs->error_path[0] = '\0';
+}
+
 uint64_t dp_damon_fs_refused(const struct dp_damon_fs *fs) {
         return fs->refused;
 }
@@ -171,6 +175,11 @@ int dp_damon_fs_read(struct dp_damon_fs *fs, const char *path, char *buf, size_t
                         buf[0] = '\0';
                         return fail(fs, path, -ENOBUFS);        /* no room for the NUL */
                 }
+        }
+        /* No sysfs file holds a NUL: read as a string, "3\0junk" would pass for "3". */
+        if (memchr(buf, '\0', used)) {
+                buf[0] = '\0';
+                return fail(fs, path, -EBADMSG);
         }
         buf[used] = '\0';
         if (used > 0 && buf[used - 1] == '\n')

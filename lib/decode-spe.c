@@ -613,8 +613,12 @@ bool dp_spe_next_record(struct dp_spe_iter *it, struct dp_spe_record *rec) {
 
 uint64_t dp_spe_clock_to_ns(const struct dp_spe_clock *clock, uint64_t ticks) {
         uint16_t shift = clock->time_shift < 64 ? clock->time_shift : 63;
-        uint64_t quot = ticks >> shift;
-        uint64_t rem = ticks & ((UINT64_C(1) << shift) - 1);
+        uint64_t quot, rem;
+
+        if (clock->cap_user_time_short)
+                ticks = clock->time_cycles + ((ticks - clock->time_cycles) & clock->time_mask);
+        quot = ticks >> shift;
+        rem = ticks & ((UINT64_C(1) << shift) - 1);
 
         /* Split as the perf ABI documents, so that ticks * mult cannot overflow. */
         return clock->time_zero + quot * clock->time_mult + ((rem * clock->time_mult) >> shift) +
@@ -637,6 +641,9 @@ int dp_spe_clock_from_mmap_page(const struct perf_event_mmap_page *meta, struct 
                         .time_shift = __atomic_load_n(&page->time_shift, __ATOMIC_RELAXED),
                         .time_mult = __atomic_load_n(&page->time_mult, __ATOMIC_RELAXED),
                         .time_zero = __atomic_load_n(&page->time_zero, __ATOMIC_RELAXED),
+                        .cap_user_time_short = page->cap_user_time_short,
+                        .time_cycles = __atomic_load_n(&page->time_cycles, __ATOMIC_RELAXED),
+                        .time_mask = __atomic_load_n(&page->time_mask, __ATOMIC_RELAXED),
                 };
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);
         } while (__atomic_load_n(&page->lock, __ATOMIC_RELAXED) != seq);
@@ -710,9 +717,21 @@ int dp_spe_record_to_sample(const struct dp_spe_record *rec, const struct dp_spe
                 out->time = dp_spe_clock_to_ns(ctx->clock, rec->timestamp);
         if (rec->have & DP_SPE_HAVE_CONTEXT) {
                 /* CONTEXTIDR holds the thread id (CONFIG_PID_IN_CONTEXTIDR); its
-                 * process is known only when it is the task the caller tracks. */
+                 * process is known only from the tasks the caller tracks. */
                 out->tid = rec->context;
-                out->pid = (ctx->tid == rec->context && ctx->pid) ? ctx->pid : rec->context;
+                if (ctx->tid == rec->context && ctx->pid)
+                        out->pid = ctx->pid;
+                else if ((!ctx->tasks || dp_task_timeline_pid_of(ctx->tasks, rec->context, &out->pid) < 0) &&
+                         (!ctx->threads || dp_thread_map_pid_of(ctx->threads, rec->context, &out->pid) < 0))
+                        out->pid = rec->context;
+        } else if (ctx->tasks && (rec->have & DP_SPE_HAVE_TIMESTAMP) && ctx->clock) {
+                uint32_t pid, tid;
+
+                /* Before the history kept, the caller's guess stands. */
+                if (dp_task_timeline_at(ctx->tasks, out->time, &pid, &tid) == 0) {
+                        out->pid = pid;
+                        out->tid = tid;
+                }
         }
         return 0;
 }

@@ -277,6 +277,32 @@ static int check_features(const struct dp_perf_data *d) {
         return 0;
 }
 
+int dp_perf_data_feature(const struct dp_perf_data *d, unsigned feature, const uint8_t **ret, size_t *ret_size) {
+        uint64_t offset, size, index = 0;
+        int r;
+
+        if (!d || !ret || !ret_size)
+                return -EINVAL;
+        if (feature >= 64 * FEATURE_WORDS || dp_load_u64(d->image + OFF_SIZE) < FILE_HEADER_SIZE)
+                return -ENOENT;
+        if (!(dp_load_u64(d->image + OFF_FEATURES + 8 * (feature / 64)) >> (feature % 64) & 1))
+                return -ENOENT;
+        /* The section descriptors follow the data section, in bit order. */
+        for (unsigned w = 0; w <= feature / 64; w++) {
+                uint64_t bits = dp_load_u64(d->image + OFF_FEATURES + 8 * w);
+
+                if (w == feature / 64)
+                        bits &= (UINT64_C(1) << (feature % 64)) - 1;
+                index += (uint64_t) __builtin_popcountll(bits);
+        }
+        r = load_section(d, (size_t) (d->data_end + index * SECTION_SIZE), &offset, &size);
+        if (r < 0)
+                return r;
+        *ret = d->image + offset;
+        *ret_size = (size_t) size;
+        return 0;
+}
+
 /* Takes ownership of @image (a mapping when @mapped, else malloc'ed). */
 static int perf_data_parse(uint8_t *image, size_t size, bool mapped, struct dp_perf_data **ret) {
         struct dp_perf_data *d;
@@ -628,7 +654,10 @@ static inline const struct perf_event_header *fast_sample(struct dp_perf_data *d
                         return NULL;
                 *attr = cached->attr;
         }
-        if (h->size != d->layouts[*attr].sample_size)
+        /* Only a layout of fixed size says what size is right; a variable one
+         * has sample_size 0, which a record of size 0 would match (and never
+         * move the cursor on). */
+        if (!d->layouts[*attr].sample_size || h->size != d->layouts[*attr].sample_size)
                 return NULL;
         return h;
 }

@@ -64,10 +64,13 @@ int dp_perf_event_disable(int fd) {
         return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) < 0 ? dp_negative_errno() : 0;
 }
 
-int dp_perf_event_read_lost(int fd, uint64_t read_format, uint64_t *lost) {
+int dp_perf_event_read_single(int fd, uint64_t read_format, struct dp_perf_event_reading *ret) {
         uint64_t values[8];
+        size_t n_words;
         ssize_t n;
+        int r;
 
+        *ret = (struct dp_perf_event_reading) {};
         if (read_format & PERF_FORMAT_GROUP)
                 return -EOPNOTSUPP;
         n = read(fd, values, sizeof(values));
@@ -75,5 +78,14 @@ int dp_perf_event_read_lost(int fd, uint64_t read_format, uint64_t *lost) {
                 return dp_negative_errno();
         if (n % sizeof(uint64_t))
                 return -EBADMSG;
-        return dp_perf_read_value_lost(read_format, values, (size_t) n / sizeof(uint64_t), lost);
+        n_words = (size_t) n / sizeof(uint64_t);
+        r = dp_perf_read_value_lost(read_format, values, n_words, &ret->lost);
+        if (r < 0 && r != -ENODATA)
+                return r;
+        ret->has_lost = r == 0;
+        r = dp_perf_read_time_enabled(read_format, values, n_words, &ret->time_enabled);
+        if (r < 0 && r != -ENODATA)
+                return r;
+        ret->has_time_enabled = r == 0;
+        return 0;
 }

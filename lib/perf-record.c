@@ -532,3 +532,17 @@ int dp_perf_read_value_lost(uint64_t read_format, const uint64_t *values, size_t
         *lost = values[pos];
         return 0;
 }
+
+int dp_perf_read_time_enabled(uint64_t read_format, const uint64_t *values, size_t n_words, uint64_t *time_enabled) {
+        if (!values || !time_enabled)
+                return -EINVAL;
+        if (read_format & (PERF_FORMAT_GROUP | ~DP_PERF_FORMAT_KNOWN))
+                return -EINVAL;
+        if (!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED))
+                return -ENODATA;
+        /* value, time_enabled, ... */
+        if (n_words < 2)
+                return -EBADMSG;
+        *time_enabled = values[1];
+        return 0;
+}

@@ -93,6 +93,30 @@ const struct perf_event_header *dp_perf_ring_next(struct dp_perf_ring *ring, int
         return (const struct perf_event_header *) ring->scratch;
 }
 
+const struct perf_event_header *dp_perf_ring_next_run(struct dp_perf_ring *ring, uint32_t type, uint16_t size,
+                                                      size_t *n) {
+        uint64_t left = ring->head - ring->tail, offset, contiguous;
+        const uint8_t *first, *p;
+        size_t k = 0;
+
+        *n = 0;
+        if (left > ring->size || ring->tail % HEADER_SIZE != 0 || size < HEADER_SIZE || size % HEADER_SIZE != 0)
+                return NULL;
+        offset = ring->tail & ring->mask;
+        contiguous = DP_MIN(left, ring->size - offset);
+        first = p = ring->data + offset;
+        for (; contiguous >= size; contiguous -= size, p += size, k++) {
+                struct perf_event_header header;
+
+                memcpy(&header, p, sizeof(header));
+                if (header.type != type || header.size != size)
+                        break;
+        }
+        ring->tail += (uint64_t) k * size;
+        *n = k;
+        return k ? (const struct perf_event_header *) first : NULL;
+}
+
 void dp_perf_ring_end(struct dp_perf_ring *ring) {
         /* Our reads of the records must complete before the kernel may overwrite them. */
         __atomic_store_n(&ring->meta->data_tail, ring->tail, __ATOMIC_RELEASE);

@@ -119,7 +119,6 @@ static struct replay_grown_target *grown_find(struct replay_growth *g, uint32_t 
 
 /* Inserts @chunk in order and rebuilds the target's ranges in g->ranges. */
 static int add_chunk(struct replay_growth *g, struct replay_grown_target *t, uint64_t chunk, size_t *nr) {
-        const uint64_t size = UINT64_C(1) << DP_REPLAY_CHUNK_SHIFT;
         size_t at;
 
         if (t->n == t->cap) {
@@ -151,9 +150,9 @@ static int add_chunk(struct replay_growth *g, struct replay_grown_target *t, uin
                 uint64_t start = t->chunks[i] << DP_REPLAY_CHUNK_SHIFT;
 
                 if (*nr && g->ranges[*nr - 1].end == start)
-                        g->ranges[*nr - 1].end = start + size;
+                        g->ranges[*nr - 1].end = replay_chunk_end(t->chunks[i]);
                 else
-                        g->ranges[(*nr)++] = (struct dp_range) { start, start + size };
+                        g->ranges[(*nr)++] = (struct dp_range) { start, replay_chunk_end(t->chunks[i]) };
         }
         return 0;
 }

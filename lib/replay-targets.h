@@ -11,7 +11,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "damon-perfd/replay.h"
 #include "damon-perfd/tracker.h"
+
+/* Where the bounds of @chunk end: the next chunk's start, but the last
+ * chunk of the address space (garbage, e.g. a physical address of all ones)
+ * ends at UINT64_MAX, where a half-open range must. */
+static inline uint64_t replay_chunk_end(uint64_t chunk) {
+        uint64_t start = chunk << DP_REPLAY_CHUNK_SHIFT;
+
+        return start > UINT64_MAX - (UINT64_C(1) << DP_REPLAY_CHUNK_SHIFT) ? UINT64_MAX :
+               start + (UINT64_C(1) << DP_REPLAY_CHUNK_SHIFT);
+}
 
 struct replay_chunk {
         uint32_t pid;           /* 0 in paddr mode */

@@ -18,9 +18,14 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
         r->queue = queue;
         r->cpu = cpu;
         r->want_phys = want_phys;
+        r->context = NULL;
         memset(&r->counters, 0, sizeof(r->counters));
         memset(&r->aux, 0, sizeof(r->aux));
         return 0;
+}
+
+void dp_ring_reader_set_context(struct dp_ring_reader *r, const struct dp_source_context *context) {
+        r->context = context;
 }
 
 /* Every decoded sample ends here: its outcome is counted, and a valid one
@@ -45,7 +50,7 @@ void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_s
          * local one so the sample is still classified before it is dropped. */
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
         slot->cpu = (ps->present & PERF_SAMPLE_CPU) ? (uint16_t) ps->cpu : r->cpu;
-        if (r->source->decode(ps, slot) < 0) {
+        if (dp_source_decode(r->source, r->context, ps, slot) < 0) {
                 r->counters.v[DP_C_NULL]++;
                 return;
         }
@@ -61,7 +66,7 @@ static inline __attribute__((always_inline)) void take_record(struct dp_ring_rea
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
         slot->cpu = r->cpu;
         if ((in_place ? dp_source_decode_in_place(layout, h, slot)
-                      : dp_source_decode_record(r->source, layout, h, slot)) < 0) {
+                      : dp_source_decode_record_in_context(r->source, r->context, layout, h, slot)) < 0) {
                 r->counters.v[DP_C_NULL]++;
                 return;
         }
@@ -160,21 +165,30 @@ static void take_spe_record(struct dp_ring_reader *r, const struct dp_spe_record
         file_outcome(r, slot != &overflow_slot, outcome);
 }
 
-static void take_spe_segment(struct dp_ring_reader *r, const struct dp_aux_segment *seg,
-                             const struct dp_spe_context *ctx) {
+size_t dp_ring_reader_take_spe_bytes(struct dp_ring_reader *r, const struct dp_aux_segment *seg,
+                                     const struct dp_spe_context *ctx, size_t max_records) {
         struct dp_spe_record rec;
         struct dp_spe_iter it;
+        size_t n = 0;
 
         dp_spe_iter_init(&it, seg->data, seg->size, seg->offset);
-        while (dp_spe_next_record(&it, &rec))
+        while (n < max_records && dp_spe_next_record(&it, &rec)) {
                 take_spe_record(r, &rec, ctx);
-        r->aux.counts.bytes += seg->size;
+                n++;
+        }
+        r->aux.counts.bytes += it.pos;
         r->counters.v[DP_C_SPE_BAD_BYTES] += it.bad_bytes;
         /* The driver pads instead of splitting records, so a record cut off here
          * is damaged (a PARTIAL stretch): a sample that could not be decoded. */
         r->aux.counts.incomplete += it.incomplete_records;
         r->counters.v[DP_C_CALLBACK] += it.incomplete_records;
         r->counters.v[DP_C_NULL] += it.incomplete_records;
+        return it.pos;
+}
+
+static void take_spe_segment(struct dp_ring_reader *r, const struct dp_aux_segment *seg,
+                             const struct dp_spe_context *ctx) {
+        dp_ring_reader_take_spe_bytes(r, seg, ctx, SIZE_MAX);
 }
 
 void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_record *aux, uint64_t time) {
@@ -308,7 +322,21 @@ size_t dp_ring_reader_drain(struct dp_ring_reader *r) {
         if (dp_perf_ring_begin(&r->ring) == 0)
                 return 0;
 
-        while ((h = dp_perf_ring_next(&r->ring, &err))) {
+        for (;;) {
+                size_t run = 0;
+
+                /* Fixed-size samples in runs, decoded without a call per
+                 * record; anything else one by one. */
+                if (r->layout.sample_size)
+                        h = dp_perf_ring_next_run(&r->ring, PERF_RECORD_SAMPLE, r->layout.sample_size, &run);
+                if (run) {
+                        dp_ring_reader_take_records(r, &r->layout, h, run);
+                        n += run;
+                        continue;
+                }
+                h = dp_perf_ring_next(&r->ring, &err);
+                if (!h)
+                        break;
                 if (h->type == PERF_RECORD_SAMPLE)
                         dp_ring_reader_take_record(r, &r->layout, h);
                 else

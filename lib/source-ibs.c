@@ -152,6 +152,12 @@ static int ibs_build_attr(const struct dp_source *source, const struct dp_source
         return 0;
 }
 
+/* With the CPU's identity, errata apply (erratum 1293 on early Zen 3). */
+static int ibs_decode_in_context(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                                 struct dp_sample *out) {
+        return dp_ibs_op_decode(ps, &context->ibs_cpu, out);
+}
+
 const struct dp_source dp_source_ibs = {
         .name = "ibs",
         .pmu = "ibs_op",
@@ -160,4 +166,5 @@ const struct dp_source dp_source_ibs = {
         .build_attr = ibs_build_attr,
         .decode = dp_ibs_op_decode_default,
         .build_events = ibs_build_events,
+        .decode_in_context = ibs_decode_in_context,
 };

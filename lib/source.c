@@ -14,7 +14,9 @@ void dp_source_attr_common(const struct dp_source_options *options, struct perf_
         attr->sample_id_all = 1;
         attr->use_clockid = 1;
         attr->clockid = CLOCK_MONOTONIC;
-        attr->read_format = PERF_FORMAT_LOST;
+        /* time_enabled: a CPU's event stops counting time once the kernel
+         * detaches it (its CPU went offline), which is how the reader notices. */
+        attr->read_format = PERF_FORMAT_LOST | PERF_FORMAT_TOTAL_TIME_ENABLED;
         if (options->wakeup_bytes) {
                 attr->watermark = 1;
                 attr->wakeup_watermark = options->wakeup_bytes;
@@ -30,8 +32,9 @@ int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *
         return 0;
 }
 
-int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
-                            const struct perf_event_header *h, struct dp_sample *out) {
+int dp_source_decode_record_in_context(const struct dp_source *source, const struct dp_source_context *context,
+                                       const struct dp_perf_layout *layout, const struct perf_event_header *h,
+                                       struct dp_sample *out) {
         struct dp_perf_sample ps;
         int r;
 
@@ -43,7 +46,12 @@ int dp_source_decode_record(const struct dp_source *source, const struct dp_perf
                 return r;
         if (ps.present & PERF_SAMPLE_CPU)
                 out->cpu = (uint16_t) ps.cpu;
-        return source->decode(&ps, out);
+        return dp_source_decode(source, context, &ps, out);
+}
+
+int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
+                            const struct perf_event_header *h, struct dp_sample *out) {
+        return dp_source_decode_record_in_context(source, NULL, layout, h, out);
 }
 
 const struct dp_source *dp_source_find(const char *name) {

@@ -565,6 +565,16 @@ uint64_t dp_tracker_window_start_ns(const struct dp_tracker *t) {
         return t ? t->window_start_ns : 0;
 }
 
+uint64_t dp_tracker_aggregation_due_ns(const struct dp_tracker *t) {
+        uint64_t epochs;
+
+        if (!t || !t->clock_started)
+                return 0;
+        /* A tick at next_sample_ns passes one epoch; each interval after it one more. */
+        epochs = t->next_aggr_epoch > t->epoch ? t->next_aggr_epoch - t->epoch : 1;
+        return t->next_sample_ns + (epochs - 1) * t->config.sample_interval_ns;
+}
+
 uint64_t dp_tracker_split_failures(const struct dp_tracker *t) {
         return t ? t->split_failures : 0;
 }

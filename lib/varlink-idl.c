@@ -17,7 +17,12 @@
 struct parser {
         const char *text;
         const char *p;
+        /* line_at lies on line line_no: lines are counted on from there, so
+         * that finding every type's line stays linear in the text. */
+        const char *line_at;
+        unsigned line_no;
         char *doc;              /* comment lines since the last token */
+        size_t doc_len;
         struct dp_varlink_idl_error *error;
 };
 
@@ -25,13 +30,75 @@ static bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;
 }
 
-static unsigned line_of(const char *text, const char *at) {
-        unsigned line = 1;
+/* The names of one scope (a struct's fields, an enum's values, the
+ * interface's members), so that checking for duplicates and looking names
+ * up stay linear in the text however many there are.  Open addressing, at
+ * most half full; the names are borrowed. */
+struct name_slot {
+        const char *name;       /* NULL: free */
+        size_t index;
+};
 
-        for (const char *c = text; c < at; c++)
-                if (*c == '\n')
-                        line++;
-        return line;
+struct name_set {
+        struct name_slot *slot;
+        size_t cap, n;
+};
+
+static size_t name_hash(const char *s) {
+        size_t h = 14695981039346656037u;       /* FNV-1a */
+
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * 1099511628211u;
+        return h;
+}
+
+static struct name_slot *name_set_find(const struct name_set *set, const char *name) {
+        if (set->cap == 0)
+                return NULL;
+        for (size_t i = name_hash(name) & (set->cap - 1);; i = (i + 1) & (set->cap - 1))
+                if (!set->slot[i].name || streq(set->slot[i].name, name))
+                        return &set->slot[i];
+}
+
+/* 0, -EEXIST when @name is there already (its first index stays), -ENOMEM. */
+static int name_set_add(struct name_set *set, const char *name, size_t index) {
+        struct name_slot *s;
+
+        if (2 * (set->n + 1) > set->cap) {
+                struct name_set bigger = { .cap = set->cap ? 2 * set->cap : 16 };
+
+                bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
+                if (!bigger.slot)
+                        return -ENOMEM;
+                for (size_t i = 0; i < set->cap; i++)
+                        if (set->slot[i].name)
+                                *name_set_find(&bigger, set->slot[i].name) = set->slot[i];
+                bigger.n = set->n;
+                free(set->slot);
+                *set = bigger;
+        }
+        s = name_set_find(set, name);
+        if (s->name)
+                return -EEXIST;
+        *s = (struct name_slot) { name, index };
+        set->n++;
+        return 0;
+}
+
+static void name_set_done(struct name_set *set) {
+        free(set->slot);
+        *set = (struct name_set) {};
+}
+
+static unsigned line_of(struct parser *ps, const char *at) {
+        /* Positions asked for are close together: walk from the last one. */
+        for (; ps->line_at > at; ps->line_at--)
+                if (ps->line_at[-1] == '\n')
+                        ps->line_no--;
+        for (; ps->line_at < at; ps->line_at++)
+                if (*ps->line_at == '\n')
+                        ps->line_no++;
+        return ps->line_no;
 }
 
 static int fail_at(struct parser *ps, const char *at, const char *format, ...)
@@ -46,7 +113,7 @@ static int fail_at(struct parser *ps, const char *at, const char *format, ...) {
 
         while (line_start > ps->text && line_start[-1] != '\n')
                 line_start--;
-        ps->error->line = line_of(ps->text, at);
+        ps->error->line = line_of(ps, at);
         ps->error->column = (unsigned) (at - line_start) + 1;
         va_start(ap, format);
         vsnprintf(ps->error->message, sizeof(ps->error->message), format, ap);
@@ -55,7 +122,7 @@ static int fail_at(struct parser *ps, const char *at, const char *format, ...) {
 }
 
 static int append_doc_line(struct parser *ps, const char *start, size_t n) {
-        size_t old = ps->doc ? strlen(ps->doc) : 0;
+        size_t old = ps->doc_len;
         char *doc;
 
         /* "# text" documents "text". */
@@ -71,6 +138,7 @@ static int append_doc_line(struct parser *ps, const char *start, size_t n) {
         memcpy(doc + old, start, n);
         doc[old + n] = '\0';
         ps->doc = doc;
+        ps->doc_len = old + n;
         return 0;
 }
 
@@ -96,6 +164,7 @@ static int skip_space(struct parser *ps) {
 }
 
 static char *take_doc(struct parser *ps) {
+        ps->doc_len = 0;
         return DP_TAKE_PTR(ps->doc);
 }
 
@@ -166,54 +235,74 @@ static struct dp_varlink_type *type_new(struct parser *ps, enum dp_varlink_type_
 
         if (t) {
                 t->kind = kind;
-                t->line = line_of(ps->text, ps->p);
+                t->line = line_of(ps, ps->p);
         }
         return t;
 }
 
 static int parse_type(struct parser *ps, unsigned depth, struct dp_varlink_type **ret);
 
-static int add_field(struct parser *ps, struct dp_varlink_type *t, const char *at, char *name, char *doc,
-                     struct dp_varlink_type *type) {
+/* Fields, values and members grow in powers of two (from 4), so that n of
+ * them cost O(n) copying, not O(n^2): an array of @n items is full when @n
+ * is 0, 4 or a larger power of two, and then grows to array_grown(@n). */
+static bool array_full(size_t n) {
+        return n == 0 || (n >= 4 && (n & (n - 1)) == 0);
+}
+
+static size_t array_grown(size_t n) {
+        return n == 0 ? 4 : 2 * n;
+}
+
+static int add_field(struct parser *ps, struct dp_varlink_type *t, struct name_set *seen, const char *at,
+                     char *name, char *doc, struct dp_varlink_type *type) {
         struct dp_varlink_field *fields;
+        int r;
 
-        for (size_t i = 0; i < t->n_fields; i++)
-                if (streq(t->fields[i].name, name)) {
-                        int r = fail_at(ps, at, "field '%s' defined twice", name);
-
-                        free(name);
-                        free(doc);
-                        type_free(type);
-                        return r;
-                }
-
-        fields = realloc(t->fields, (t->n_fields + 1) * sizeof(*fields));
-        if (!fields) {
+        r = name_set_add(seen, name, t->n_fields);
+        if (r < 0) {
+                if (r == -EEXIST)
+                        r = fail_at(ps, at, "field '%s' defined twice", name);
                 free(name);
                 free(doc);
                 type_free(type);
-                return -ENOMEM;
+                return r;
+        }
+
+        fields = t->fields;
+        if (array_full(t->n_fields)) {
+                fields = realloc(t->fields, array_grown(t->n_fields) * sizeof(*fields));
+                if (!fields) {
+                        free(name);
+                        free(doc);
+                        type_free(type);
+                        return -ENOMEM;
+                }
         }
         fields[t->n_fields++] = (struct dp_varlink_field) { .name = name, .doc = doc, .type = type };
         t->fields = fields;
         return 0;
 }
 
-static int add_value(struct parser *ps, struct dp_varlink_type *t, const char *at, char *name) {
+static int add_value(struct parser *ps, struct dp_varlink_type *t, struct name_set *seen, const char *at,
+                     char *name) {
         char **values;
+        int r;
 
-        for (size_t i = 0; i < t->n_values; i++)
-                if (streq(t->values[i], name)) {
-                        int r = fail_at(ps, at, "enum value '%s' defined twice", name);
-
-                        free(name);
-                        return r;
-                }
-
-        values = realloc(t->values, (t->n_values + 1) * sizeof(*values));
-        if (!values) {
+        r = name_set_add(seen, name, t->n_values);
+        if (r < 0) {
+                if (r == -EEXIST)
+                        r = fail_at(ps, at, "enum value '%s' defined twice", name);
                 free(name);
-                return -ENOMEM;
+                return r;
+        }
+
+        values = t->values;
+        if (array_full(t->n_values)) {
+                values = realloc(t->values, array_grown(t->n_values) * sizeof(*values));
+                if (!values) {
+                        free(name);
+                        return -ENOMEM;
+                }
         }
         values[t->n_values++] = name;
         t->values = values;
@@ -223,6 +312,7 @@ static int add_value(struct parser *ps, struct dp_varlink_type *t, const char *a
 /* "(" already consumed: "name: T, ..." is a struct, "name, ..." an enum,
  * and "()" an empty struct. */
 static int parse_struct_or_enum(struct parser *ps, unsigned depth, struct dp_varlink_type **ret) {
+        struct name_set seen = {};
         struct dp_varlink_type *t;
         int r;
 
@@ -280,7 +370,7 @@ static int parse_struct_or_enum(struct parser *ps, unsigned depth, struct dp_var
                                 free(doc);
                                 goto fail;
                         }
-                        r = add_field(ps, t, at, name, doc, field_type);
+                        r = add_field(ps, t, &seen, at, name, doc, field_type);
                 } else {
                         free(doc);
                         if (*ps->p == ':') {
@@ -288,7 +378,7 @@ static int parse_struct_or_enum(struct parser *ps, unsigned depth, struct dp_var
                                 free(name);
                                 goto fail;
                         }
-                        r = add_value(ps, t, at, name);
+                        r = add_value(ps, t, &seen, at, name);
                 }
                 if (r < 0)
                         goto fail;
@@ -316,10 +406,12 @@ static int parse_struct_or_enum(struct parser *ps, unsigned depth, struct dp_var
                 }
         }
 
+        name_set_done(&seen);
         *ret = t;
         return 0;
 
 fail:
+        name_set_done(&seen);
         type_free(t);
         return r;
 }
@@ -403,7 +495,7 @@ static int parse_type(struct parser *ps, unsigned depth, struct dp_varlink_type 
                         }
                         t = type_new(ps, DP_VARLINK_TYPE_NAMED);
                         if (t) {
-                                t->line = line_of(ps->text, at);
+                                t->line = line_of(ps, at);
                                 t->name = DP_TAKE_PTR(word);
                         }
                 }
@@ -447,7 +539,7 @@ static int parse_member(struct parser *ps, struct dp_varlink_member *m) {
         const char *at = ps->p;
         int r;
 
-        m->line = line_of(ps->text, at);
+        m->line = line_of(ps, at);
         m->doc = take_doc(ps);
 
         r = read_word(ps, "'type', 'method' or 'error'", &keyword);
@@ -538,22 +630,29 @@ static int fail_line(struct parser *ps, unsigned line, const char *format, ...) 
 }
 
 /* Points every named type at its definition; after parsing, so that types
- * may be used before they are defined. */
-static int resolve_type(struct parser *ps, const struct dp_varlink_interface *iface, struct dp_varlink_type *t) {
+ * may be used before they are defined.  @members holds every member's name. */
+static int resolve_type(struct parser *ps, const struct dp_varlink_interface *iface, const struct name_set *members,
+                        struct dp_varlink_type *t) {
         int r;
 
         if (!t)
                 return 0;
         if (t->kind == DP_VARLINK_TYPE_NAMED) {
-                t->resolved = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, t->name);
+                const struct name_slot *s = name_set_find(members, t->name);
+
+                t->resolved = s && s->name ? &iface->members[s->index] : NULL;
+                /* A name defined twice is an error of its own, found later:
+                 * until then, the first member of kind type counts. */
+                if (t->resolved && t->resolved->kind != DP_VARLINK_MEMBER_TYPE)
+                        t->resolved = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, t->name);
                 if (!t->resolved)
                         return fail_line(ps, t->line, "reference to undefined type '%s'", t->name);
         }
-        r = resolve_type(ps, iface, t->element);
+        r = resolve_type(ps, iface, members, t->element);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < t->n_fields; i++) {
-                r = resolve_type(ps, iface, t->fields[i].type);
+                r = resolve_type(ps, iface, members, t->fields[i].type);
                 if (r < 0)
                         return r;
         }
@@ -561,30 +660,43 @@ static int resolve_type(struct parser *ps, const struct dp_varlink_interface *if
 }
 
 static int check_interface(struct parser *ps, const struct dp_varlink_interface *iface) {
-        int r;
+        struct name_set members = {};
+        size_t twice = SIZE_MAX;
+        int r = 0;
 
+        /* Types, methods and errors share one namespace. */
+        for (size_t i = 0; i < iface->n_members; i++) {
+                r = name_set_add(&members, iface->members[i].name, i);
+                if (r == -EEXIST && twice == SIZE_MAX)
+                        twice = i;
+                else if (r < 0 && r != -EEXIST)
+                        goto done;
+        }
+        /* Member by member, as the errors come in the text. */
         for (size_t i = 0; i < iface->n_members; i++) {
                 const struct dp_varlink_member *m = &iface->members[i];
 
-                /* Types, methods and errors share one namespace. */
-                for (size_t j = 0; j < i; j++)
-                        if (streq(iface->members[j].name, m->name))
-                                return fail_line(ps, m->line, "'%s' defined twice", m->name);
-
-                r = resolve_type(ps, iface, m->type);
+                if (i == twice) {
+                        r = fail_line(ps, m->line, "'%s' defined twice", m->name);
+                        goto done;
+                }
+                r = resolve_type(ps, iface, &members, m->type);
                 if (r >= 0)
-                        r = resolve_type(ps, iface, m->input);
+                        r = resolve_type(ps, iface, &members, m->input);
                 if (r >= 0)
-                        r = resolve_type(ps, iface, m->output);
+                        r = resolve_type(ps, iface, &members, m->output);
                 if (r < 0)
-                        return r;
+                        goto done;
         }
-        return 0;
+        r = 0;
+done:
+        name_set_done(&members);
+        return r;
 }
 
 int dp_varlink_idl_parse(const char *text, struct dp_varlink_interface **ret,
                          struct dp_varlink_idl_error *ret_error) {
-        struct parser ps = { .text = text, .p = text, .error = ret_error };
+        struct parser ps = { .text = text, .p = text, .line_at = text, .line_no = 1, .error = ret_error };
         struct dp_varlink_interface *iface;
         _cleanup_free_ char *keyword = NULL;
         const char *at;
@@ -636,12 +748,15 @@ int dp_varlink_idl_parse(const char *text, struct dp_varlink_interface **ret,
                 if (*ps.p == '\0')
                         break;
 
-                members = realloc(iface->members, (iface->n_members + 1) * sizeof(*members));
-                if (!members) {
-                        r = -ENOMEM;
-                        goto finish;
+                if (array_full(iface->n_members)) {
+                        members = realloc(iface->members, array_grown(iface->n_members) * sizeof(*members));
+                        if (!members) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
+                        iface->members = members;
                 }
-                iface->members = members;
+                members = iface->members;
                 members[iface->n_members] = (struct dp_varlink_member) {};
                 r = parse_member(&ps, &members[iface->n_members]);
                 iface->n_members++;     /* freed with the interface even if half parsed */

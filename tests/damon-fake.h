@@ -285,6 +285,8 @@ static inline void fake_update_tried(const char *kdamond_dir) {
                 nr_schemes = strtoul(fake_get(rel), NULL, 10);
                 for (unsigned long s = 0; s < nr_schemes; s++) {
                         FAKE_FMT(rel, "%s/contexts/%lu/schemes/%lu", kdamond_dir, c, s);
+                        if (!fake_exists(rel))
+                                break;  /* a test's garbled nr_schemes */
                         fake_fill_tried(rel);
                 }
         }

@@ -51,15 +51,17 @@ START_TEST(test_default_config) {
         struct dp_config c;
         struct dp_caps_plan p;
 
-        /* Targets=all, [DAMON] Mode=own, 64-page rings: sampling and other users' maps. */
+        /* Targets=all, [DAMON] Mode=own, 128-page rings: sampling and other users' maps. */
         dp_config_init(&c);
         ck_assert_int_eq(dp_caps_plan(&c, &h, &p), 0);
         ck_assert_uint_eq(p.keep, PERFMON | SYS_PTRACE);
         ck_assert_uint_eq(p.missing, 0);
         ck_assert_ptr_nonnull(strstr(p.why[CAP_PERFMON], "perf_event_open"));
         ck_assert_ptr_nonnull(strstr(p.why[CAP_SYS_PTRACE], "/proc/PID/maps"));
-        ck_assert_uint_eq(p.ring_bytes, 2 * 65 * 4096);
+        ck_assert_uint_eq(p.ring_bytes, 2 * 129 * 4096);
         ck_assert_uint_eq(p.mlock_budget, 516 * 1024 * 2 + (8 << 20));
+        /* The default rings fit perf_event_mlock_kb's own budget, whatever RLIMIT_MEMLOCK. */
+        ck_assert_uint_le(p.ring_bytes, 516 * 1024 * 2);
 
         c.target_mode = DP_TARGETS_PIDS;
         c.pids[c.n_pids++] = 1;
@@ -94,6 +96,29 @@ START_TEST(test_sampling_cap) {
         h = root_host();
         h.cap_last_cap = 37;
         ck_assert_uint_eq(dp_caps_sampling_cap(&h), CAP_SYS_ADMIN);
+        /* Debian's perf_event_paranoid 3 refuses CAP_PERFMON. */
+        h = root_host();
+        h.perf_paranoid = 3;
+        ck_assert_uint_eq(dp_caps_sampling_cap(&h), CAP_SYS_ADMIN);
+}
+END_TEST
+
+/* perf_event_paranoid 3 (Debian's default): CAP_SYS_ADMIN to open events,
+ * at start and whenever a CPU is reopened; without it, it is what is missing. */
+START_TEST(test_paranoid_3) {
+        struct dp_caps_host h = root_host();
+        struct dp_config c;
+        struct dp_caps_plan p;
+
+        dp_config_init(&c);
+        h.perf_paranoid = 3;
+        ck_assert_uint_eq(keep_for(&c, &h), SYS_ADMIN | SYS_PTRACE);
+        ck_assert_int_eq(dp_caps_plan(&c, &h, &p), 0);
+        ck_assert_ptr_nonnull(strstr(p.why[CAP_SYS_ADMIN], "perf_event_paranoid above 2"));
+        h.available &= ~SYS_ADMIN;
+        ck_assert_int_eq(dp_caps_plan(&c, &h, &p), 0);
+        ck_assert_uint_eq(p.keep, SYS_PTRACE);
+        ck_assert_uint_eq(p.missing, SYS_ADMIN);
 }
 END_TEST
 
@@ -292,6 +317,7 @@ int main(void) {
         tcase_add_test(tc, test_maps_with_sampling_cap);
         tcase_add_test(tc, test_sampling_cap);
         tcase_add_test(tc, test_perfmon_or_sys_admin);
+        tcase_add_test(tc, test_paranoid_3);
         tcase_add_test(tc, test_targets_phys);
         tcase_add_test(tc, test_damon_write_back);
         tcase_add_test(tc, test_mlock_budget);

@@ -357,7 +357,7 @@ START_TEST(test_syntax) {
         dp_config_defaults(&c);
         ck_assert_int_eq(dp_config_parse_text(&c, outside, strlen(outside), "o.conf", collect, &m), -EINVAL);
         ck_assert_str_eq(m.text[0], "o.conf:1: expected a [Section] header before 'RingPages=8'");
-        ck_assert_uint_eq(c.ring_pages, 64);
+        ck_assert_uint_eq(c.ring_pages, 128);          /* the default */
         ck_assert_uint_eq(c.queue_capacity, 128);      /* last line without a newline */
 
         memset(&m, 0, sizeof(m));

@@ -494,6 +494,31 @@ START_TEST(test_read_tried_garbage) {
 }
 END_TEST
 
+/* Found by fuzz-sysfs: an nr_schemes beyond the scheme directories was
+ * walked to the end, one empty scheme at a time (4 billion: for days). */
+START_TEST(test_read_tried_nr_schemes_garbled) {
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
+        _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
+        static const char *const counts[] = { "2", "4000000000" };
+        struct dp_damon_state st = {};
+        size_t n = 99;
+
+        own(fs, false, &st);
+        fake.tried[0] = (struct fake_region) { 0x1000, 0x3000, 5, 2 };
+        fake.n_tried = 1;
+        for (size_t i = 0; i < DP_ARRAY_SIZE(counts); i++) {
+                fake_file(CTX "schemes/nr_schemes", counts[i], 0600);
+                ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), -EBADMSG);
+                ck_assert_str_eq(dp_damon_fs_error_path(fs), CTX "schemes/nr_schemes");
+                ck_assert_ptr_null(tried);
+                ck_assert_uint_eq(n, 0);
+        }
+        fake_file(CTX "schemes/nr_schemes", "1", 0600);
+        ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), 0);
+        ck_assert_uint_eq(n, 1);
+}
+END_TEST
+
 START_TEST(test_read_tried_addr_unit) {
         _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
@@ -645,6 +670,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_feed_goal_none);
         tcase_add_test(tc, test_read_tried);
         tcase_add_test(tc, test_read_tried_garbage);
+        tcase_add_test(tc, test_read_tried_nr_schemes_garbled);
         tcase_add_test(tc, test_read_tried_addr_unit);
         tcase_add_test(tc, test_kdamond_running);
         tcase_add_test(tc, test_restore_owned);

@@ -62,6 +62,23 @@ START_TEST(test_read) {
         ck_assert_int_eq(dp_damon_fs_read_int(fs, "kdamonds/empty", &i), -EBADMSG);
         fake_file("kdamonds/huge", "99999999999999999999999", 0600);
         ck_assert_int_eq(dp_damon_fs_read_u64(fs, "kdamonds/huge", &v), -EBADMSG);
+        /* Found by fuzz-sysfs: a NUL cut the number short, and "3\0..." read as 3. */
+        {
+                int fd = open(fake_abs("kdamonds/nul"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+                ck_assert_int_ge(fd, 0);
+                ck_assert_int_eq(write(fd, "3\0\0\x1f\n", 5), 5);
+                close(fd);
+        }
+        v = 99;
+        i = 99;
+        ck_assert_int_eq(dp_damon_fs_read_u64(fs, "kdamonds/nul", &v), -EBADMSG);
+        ck_assert_int_eq(dp_damon_fs_read_int(fs, "kdamonds/nul", &i), -EBADMSG);
+        ck_assert_int_eq(dp_damon_fs_read(fs, "kdamonds/nul", buf, sizeof(buf)), -EBADMSG);
+        ck_assert_str_eq(buf, "");
+        ck_assert_str_eq(dp_damon_fs_error_path(fs), "kdamonds/nul");
+        ck_assert_uint_eq(v, 99);
+        ck_assert_int_eq(i, 99);
 
         ck_assert_int_eq(dp_damon_fs_read(fs, "kdamonds/missing", buf, sizeof(buf)), -ENOENT);
         ck_assert_str_eq(dp_damon_fs_error_path(fs), "kdamonds/missing");

@@ -12,6 +12,9 @@
  *  - the queue overflowing behind a stalled tracker (QueueSize=64, the
  *    tracker thread held with ptrace): overflow counted, the readers never
  *    blocked, the API answering;
+ *  - a CPU going offline and coming back (DAMON_PERFD_TEST_CPU_ONLINE; the
+ *    real hotplug is the qemu test's): ERROR at offline, then RUNNING again
+ *    with its counters carrying on;
  *  - the target process exiting: dropped, without a word of error;
  *  - SIGTERM under full load: a clean exit, status 0 (no leak in the ASan
  *    build, whose LeakSanitizer would fail the exit).
@@ -146,6 +149,157 @@ START_TEST(test_open_refused_on_one_cpu) {
         snprintf(needle, sizeof(needle), "CPU%d: UNINIT -> ERROR at create: %s", cpu, strerror(error));
         ck_assert_msg(test_count_lines(log, needle) == 1, "'%s' not once in:\n%s", needle, log);
         ck_assert_msg(test_count_lines(log, "error:") == 1, "more errors than the injected one:\n%s", log);
+        test_daemon_cleanup(&d);
+}
+END_TEST
+
+/* Replaces @path's contents at once (rename), so that the daemon never reads it half written. */
+static void write_online_list(const char *path, const char *list) {
+        char tmp[256];
+        FILE *f;
+
+        snprintf(tmp, sizeof(tmp), "%s.new", path);
+        f = fopen(tmp, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_ge(fprintf(f, "%s\n", list), 0);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+/* CPU @cpu in a GetCPUs reply: state, failed step ("" if none) and errno (0 if none). */
+static void get_cpu(struct test_daemon *d, int cpu, char *state, char *step, size_t size, int *error) {
+        json_t *reply = test_daemon_call(d, "GetCPUs", NULL, NULL), *c;
+        bool found = false;
+        size_t i;
+
+        json_array_foreach(json_object_get(reply, "cpus"), i, c) {
+                if (json_integer_value(json_object_get(c, "cpu")) != cpu)
+                        continue;
+                snprintf(state, size, "%s", json_string_value(json_object_get(c, "state")) ?: "?");
+                snprintf(step, size, "%s", json_string_value(json_object_get(c, "failed_step")) ?: "");
+                *error = (int) json_integer_value(json_object_get(c, "errno"));
+                found = true;
+        }
+        json_decref(reply);
+        ck_assert_msg(found, "GetCPUs has no CPU%d", cpu);
+}
+
+static uint64_t cpu_counter(const struct dp_stats_reply *s, int cpu, enum dp_counter c) {
+        for (size_t i = 0; i < s->n_cpus; i++)
+                if (s->cpus[i].cpu == cpu)
+                        return s->cpus[i].values.v[c];
+        ck_abort_msg("GetStats has no CPU%d", cpu);
+        return 0;
+}
+
+/* Until CPU @cpu is in @state (and, when @step is given, failed at it). */
+static void wait_cpu_state(struct test_daemon *d, int cpu, const char *state, const char *step) {
+        char got[32], got_step[32];
+        int error;
+
+        for (double deadline = test_now() + 5;; test_sleep(0.05)) {
+                get_cpu(d, cpu, got, got_step, sizeof(got), &error);
+                if (strcmp(got, state) == 0 && (!step || strcmp(got_step, step) == 0))
+                        return;
+                ck_assert_msg(test_now() < deadline, "CPU%d is %s (%s), not %s:\n%s", cpu, got, got_step, state,
+                              test_daemon_log(d));
+        }
+}
+
+/* The last CPU goes offline and comes back, as the daemon sees it through
+ * DAMON_PERFD_TEST_CPU_ONLINE (the machine's CPUs stay as they are; the
+ * kernel's side of it is the qemu test's): its sampler closes, ERROR at
+ * offline, the other CPUs run on; back, it runs again with its counters
+ * carrying on, everything reconciles, and the log says each once. */
+START_TEST(test_cpu_offline_and_back) {
+        int cpu = online_cpus() - 1, error;
+        char online[] = "/tmp/dp-faults-online-XXXXXX", env[96], all[32], fewer[32], needle[96];
+        char state[32], step[32];
+        _cleanup_free_ char *log = NULL;
+        struct dp_stats_reply before, off, still, back;
+        struct test_workload w;
+        struct test_daemon d;
+        cpu_set_t last;
+        int fd;
+
+        if (cpu < 1) {
+                printf("test_cpu_offline_and_back: needs two CPUs; skipped\n");
+                return;
+        }
+        fd = mkstemp(online);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        snprintf(all, sizeof(all), "0-%d", cpu);
+        snprintf(fewer, sizeof(fewer), cpu == 1 ? "0" : "0-%d", cpu - 1);
+        write_online_list(online, all);
+
+        /* Traffic on the CPU that goes away. */
+        test_workload_start(&w, "30");
+        CPU_ZERO(&last);
+        CPU_SET(cpu, &last);
+        ck_assert_int_eq(sched_setaffinity(w.pid, sizeof(last), &last), 0);
+        snprintf(env, sizeof(env), "DAMON_PERFD_TEST_CPU_ONLINE=%s", online);
+        test_daemon_start(&d, QUIET_DAMON, env, NULL);
+        test_daemon_wait_ready(&d);
+        for (double deadline = test_now() + 10;; test_sleep(0.1)) {
+                test_daemon_stats(&d, &before);
+                if (cpu_counter(&before, cpu, DP_C_DEQUEUE) > 0)
+                        break;
+                dp_stats_reply_done(&before);
+                ck_assert_msg(test_now() < deadline, "nothing sampled on CPU%d", cpu);
+        }
+
+        /* Offline: closed within the second's look, the rest untouched. */
+        write_online_list(online, fewer);
+        wait_cpu_state(&d, cpu, "ERROR", "offline");
+        get_cpu(&d, cpu, state, step, sizeof(state), &error);
+        ck_assert_int_eq(error, ENODEV);
+        for (int other = 0; other < cpu; other++) {
+                get_cpu(&d, other, state, step, sizeof(state), &error);
+                ck_assert_msg(strcmp(state, "RUNNING") == 0, "CPU%d is %s with CPU%d offline", other, state, cpu);
+        }
+        test_daemon_stats(&d, &off);
+        test_sleep(1.5);
+        test_daemon_stats(&d, &still);
+        /* Nothing sampled there any more (its events are closed), nothing lost either. */
+        ck_assert_uint_eq(cpu_counter(&still, cpu, DP_C_CALLBACK), cpu_counter(&off, cpu, DP_C_CALLBACK));
+        ck_assert_uint_ge(cpu_counter(&off, cpu, DP_C_CALLBACK), cpu_counter(&before, cpu, DP_C_CALLBACK));
+        ck_assert_uint_eq(cpu_counter(&still, cpu, DP_C_DEQUEUE), cpu_counter(&still, cpu, DP_C_ENQUEUE));
+        test_stats_reconcile(&still);
+        ck_assert_double_lt(get_stats_round_trip(&d), SERVED_WITHIN_SEC);
+
+        /* Back: opened again, counting on from where it was. */
+        write_online_list(online, all);
+        wait_cpu_state(&d, cpu, "RUNNING", NULL);
+        for (double deadline = test_now() + 10;; test_sleep(0.1)) {
+                test_daemon_stats(&d, &back);
+                if (cpu_counter(&back, cpu, DP_C_DEQUEUE) > cpu_counter(&still, cpu, DP_C_DEQUEUE))
+                        break;
+                dp_stats_reply_done(&back);
+                ck_assert_msg(test_now() < deadline, "nothing sampled on CPU%d after it came back", cpu);
+        }
+        ck_assert_uint_eq(cpu_counter(&back, cpu, DP_C_CREATE), 2);
+        ck_assert_uint_eq(cpu_counter(&back, 0, DP_C_CREATE), 1);
+        ck_assert_uint_gt(cpu_counter(&back, cpu, DP_C_CALLBACK), cpu_counter(&still, cpu, DP_C_CALLBACK));
+        test_stats_reconcile(&back);
+
+        test_workload_stop(&w);
+        ck_assert_int_eq(test_daemon_stop(&d), 0);
+        unlink(online);
+        log = test_daemon_log(&d);
+        ck_assert_uint_eq(test_count_lines(log, "TEST INJECTION (DAMON_PERFD_TEST_CPU_ONLINE)"), 1);
+        snprintf(needle, sizeof(needle), "CPU%d: RUNNING -> ERROR at offline: the CPU went offline", cpu);
+        ck_assert_msg(test_count_lines(log, needle) == 1, "'%s' not once in:\n%s", needle, log);
+        ck_assert_msg(test_count_lines(log, "offline") == 1, "offline named more than once:\n%s", log);
+        snprintf(needle, sizeof(needle), "CPU%d is online again: reopening its sampler", cpu);
+        ck_assert_msg(test_count_lines(log, needle) == 1, "'%s' not once in:\n%s", needle, log);
+        snprintf(needle, sizeof(needle), "CPU%d: ENABLED -> RUNNING", cpu);
+        ck_assert_msg(test_count_lines(log, needle) == 2, "CPU%d did not run twice:\n%s", cpu, log);
+        ck_assert_msg(test_count_lines(log, "error:") == 0, "an error logged:\n%s", log);
+        dp_stats_reply_done(&before);
+        dp_stats_reply_done(&off);
+        dp_stats_reply_done(&still);
+        dp_stats_reply_done(&back);
         test_daemon_cleanup(&d);
 }
 END_TEST
@@ -467,6 +621,7 @@ int main(void) {
         }
         tcase_set_timeout(tc, 60);
         tcase_add_loop_test(tc, test_open_refused_on_one_cpu, 0, DP_ARRAY_SIZE(refusals));
+        tcase_add_test(tc, test_cpu_offline_and_back);
         tcase_add_test(tc, test_kernel_ring_overflow);
         tcase_add_test(tc, test_queue_overflow_with_stalled_tracker);
         tcase_add_test(tc, test_target_exits);

@@ -335,7 +335,7 @@ START_TEST(test_sighup_reloads_config) {
         ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0);
 
         /* Valid: MaxTargets= applies live, RingPages= waits for a restart. */
-        write_text_file(conf, "[Sampling]\nRingPages=128\n[Tracking]\nMaxTargets=50\n");
+        write_text_file(conf, "[Sampling]\nRingPages=256\n[Tracking]\nMaxTargets=50\n");
         ck_assert_int_eq(kill(pid, SIGHUP), 0);
         ck_assert_msg(wait_for_log(log_path, "RingPages= changed; takes effect after a restart", log, 1 << 20, 5),
                       "no restart note in:\n%s", log);

@@ -79,7 +79,7 @@ static void emit_all(void) {
         log_tracker_stalled(12000, 30000000);
         log_tracker_recovered(15000);
         log_damon_role("observe-only", -1, "kdamond 0 is running (pid 9) and is not ours: observe only");
-        log_damon_error("commit", EBUSY, 0, 1);
+        log_damon_error("commit", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EBUSY, 0, 1);
         log_damon_restored("owned", 0, 0);
         log_set_journal_sink(NULL);
 }
@@ -148,6 +148,9 @@ START_TEST(test_damon_event_fields) {
         assert_field(c, "DAMON_PERFD_DAMON_STEP", "commit");
         assert_field(c, "DAMON_PERFD_ERRNO", "16");
         assert_field(c, "DAMON_PERFD_COUNT", "1");
+        assert_field(c, "DAMON_PERFD_SYSFS_PATH", "/sys/kernel/mm/damon/admin/kdamonds/0/state");
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"),
+                                     "commit failed: /sys/kernel/mm/damon/admin/kdamonds/0/state: Device or resource busy"));
         c = find_entry(LOG_MESSAGE_DAMON_RESTORED);
         assert_field(c, "DAMON_PERFD_ERRNO", "0");
         ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "restored owned kdamond 0"));

@@ -10,11 +10,13 @@
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "damon-perfd/macro.h"
 #include "damon-perfd/perf-data.h"
@@ -596,6 +598,67 @@ START_TEST(test_malformed) {
 }
 END_TEST
 
+/* A file of one attr with @sample_type and the data section @data (@n bytes),
+ * in a temporary file so that one-pass reads go through the read-ahead
+ * window; its path goes to @path (PATH_MAX). */
+static void write_one_attr_file(uint64_t sample_type, const void *data, size_t n, char *path) {
+        uint8_t buf[1024] = {};
+        struct perf_event_attr attr = { .size = 128, .sample_type = sample_type, .sample_id_all = 1 };
+        size_t ids = 104, attrs = ids + 8, data_at = attrs + 128 + 16;
+        int fd;
+
+        ck_assert_uint_le(data_at + n, sizeof(buf));
+        memcpy(buf, "PERFILE2", 8);
+        set_u64(buf + 8, 104);                  /* header size: no features set */
+        set_u64(buf + 16, 128 + 16);            /* attr_size */
+        set_u64(buf + 24, attrs);
+        set_u64(buf + 32, 128 + 16);
+        set_u64(buf + 40, data_at);
+        set_u64(buf + 48, n);
+        set_u64(buf + ids, 1);                  /* the attr's one ID */
+        memcpy(buf + attrs, &attr, DP_MIN(sizeof(attr), (size_t) 128));
+        set_u64(buf + attrs + 128, ids);
+        set_u64(buf + attrs + 136, 8);
+        memcpy(buf + data_at, data, n);
+
+        strcpy(path, "/tmp/test-perf-data.XXXXXX");
+        fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, buf, data_at + n), (ssize_t) (data_at + n));
+        close(fd);
+}
+
+/* Found by fuzz-perf-data: with a layout of variable size (sample_size 0), a
+ * sample record of size 0 already in the one-pass reader's window (a second
+ * pass, as a replay planning its targets first makes) passed its fast path,
+ * which then handed it out forever without moving on: a replay hung. */
+START_TEST(test_zero_size_sample) {
+        const uint64_t variable = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+        struct perf_event_header records[4] = { { .type = PERF_RECORD_SAMPLE, .size = 0 } };
+        _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+        char path[PATH_MAX];
+
+        write_one_attr_file(variable, records, sizeof(records), path);
+        ck_assert_int_eq(dp_perf_data_open(path, &d), 0);
+        unlink(path);
+        /* Every way, after every other: each pass ends at once with the error. */
+        for (int pass = 0; pass < 9; pass++) {
+                struct dp_perf_data_record rec;
+                size_t n = 0;
+                int r, calls = 0, way = pass % 3;
+
+                dp_perf_data_rewind(d);
+                do
+                        r = way == 0 ? dp_perf_data_next(d, &rec) :
+                            way == 1 ? dp_perf_data_next_sequential(d, &rec) :
+                                       dp_perf_data_next_run(d, &rec, 16, &n);
+                while (r > 0 && ++calls < 10);
+                ck_assert_msg(r == -EBADMSG, "pass %d: %d after %d records", pass, r, calls);
+                ck_assert_int_eq(calls, 0);
+        }
+}
+END_TEST
+
 /* Random damage anywhere in the first part of the file: any answer but a
  * crash (run under ASan/UBSan). */
 START_TEST(test_random_damage) {
@@ -642,6 +705,7 @@ static Suite *perf_data_suite(void) {
         tcase_add_test(tc, test_truncated_copies);
         tcase_add_test(tc, test_malformed);
         tcase_add_test(tc, test_random_damage);
+        tcase_add_test(tc, test_zero_size_sample);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -855,6 +855,34 @@ START_TEST(test_read_value_lost) {
 }
 END_TEST
 
+/* time_enabled always comes right after the value, whatever else follows. */
+START_TEST(test_read_time_enabled) {
+        const uint64_t values[] = { 1000, 2000, 3000, 4000, 5000 };
+        uint64_t lost = 0, enabled = 0;
+
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_TOTAL_TIME_ENABLED, values, 2, &enabled), 0);
+        ck_assert_uint_eq(enabled, 2000);
+        /* The daemon's own read_format: value, time_enabled, lost. */
+        enabled = 0;
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_LOST, values, 3,
+                                                   &enabled), 0);
+        ck_assert_int_eq(dp_perf_read_value_lost(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_LOST, values, 3,
+                                                 &lost), 0);
+        ck_assert_uint_eq(enabled, 2000);
+        ck_assert_uint_eq(lost, 3000);
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                                                   PERF_FORMAT_ID | PERF_FORMAT_LOST, values, 5, &enabled), 0);
+        ck_assert_uint_eq(enabled, 2000);
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_TOTAL_TIME_ENABLED, values, 1, &enabled), -EBADMSG);
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST, values, 3,
+                                                   &enabled), -ENODATA);
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED, values, 5,
+                                                   &enabled), -EINVAL);
+        ck_assert_int_eq(dp_perf_read_time_enabled(1u << 7, values, 5, &enabled), -EINVAL);
+        ck_assert_int_eq(dp_perf_read_time_enabled(PERF_FORMAT_TOTAL_TIME_ENABLED, NULL, 2, &enabled), -EINVAL);
+}
+END_TEST
+
 /* Bits of the fields of fixed length. */
 #define FIXED_SAMPLE_BITS                                                                               \
         (ALL_SAMPLE_BITS & ~(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |               \
@@ -952,6 +980,7 @@ static Suite *perf_record_suite(void) {
         tcase_add_test(tc, test_sample_id_trailer);
         tcase_add_test(tc, test_loss_and_throttle_records);
         tcase_add_test(tc, test_read_value_lost);
+        tcase_add_test(tc, test_read_time_enabled);
         suite_add_tcase(s, tc);
         return s;
 }

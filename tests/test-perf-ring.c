@@ -60,9 +60,9 @@ static uint8_t pattern(uint32_t seq, size_t i) {
 
 /* Writes a record the way the kernel does, byte by byte across the end of the
  * data area, without publishing it yet. */
-static void produce(struct fake_ring *f, uint32_t seq, uint16_t size) {
+static void produce_type(struct fake_ring *f, uint32_t seq, uint16_t size, uint32_t type) {
         uint8_t rec[DP_PERF_RECORD_MAX];
-        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = (uint16_t) seq, .size = size };
+        struct perf_event_header h = { .type = type, .misc = (uint16_t) seq, .size = size };
 
         ck_assert_uint_ge(size, 8);
         /* The kernel never overwrites what the reader has not released. */
@@ -73,6 +73,10 @@ static void produce(struct fake_ring *f, uint32_t seq, uint16_t size) {
         for (size_t i = 0; i < size; i++)
                 f->data[(f->head + i) & (f->size - 1)] = rec[i];
         f->head += size;
+}
+
+static void produce(struct fake_ring *f, uint32_t seq, uint16_t size) {
+        produce_type(f, seq, size, PERF_RECORD_SAMPLE);
 }
 
 static void publish(struct fake_ring *f) {
@@ -87,17 +91,22 @@ static void publish(struct fake_ring *f) {
                         ck_abort_msg(__VA_ARGS__);      \
         } while (0)
 
-static void expect_record(const struct perf_event_header *h, uint32_t seq, uint16_t size) {
+static void expect_record_type(const struct perf_event_header *h, uint32_t seq, uint16_t size, uint32_t type) {
         const uint8_t *p = (const uint8_t *) h;
 
         CHECK(h, "record %u missing", seq);
-        CHECK(h->size == size && h->misc == (uint16_t) seq && h->type == PERF_RECORD_SAMPLE,
-              "record %u: header type %u misc %u size %u, want size %u", seq, h->type, h->misc, h->size, size);
+        CHECK(h->size == size && h->misc == (uint16_t) seq && h->type == type,
+              "record %u: header type %u misc %u size %u, want type %u size %u", seq, h->type, h->misc, h->size,
+              type, size);
         CHECK((uintptr_t) h % 8 == 0, "record %u misaligned", seq);
         for (size_t i = 8; i < size; i++)
                 if (p[i] != pattern(seq, i))
                         ck_abort_msg("record %u size %u: byte %zu is %#x, want %#x", seq, size, i, p[i],
                                      pattern(seq, i));
+}
+
+static void expect_record(const struct perf_event_header *h, uint32_t seq, uint16_t size) {
+        expect_record_type(h, seq, size, PERF_RECORD_SAMPLE);
 }
 
 /* One record at every 8-byte start position, so that the wrap falls at every
@@ -331,6 +340,94 @@ START_TEST(test_corrupt_header) {
 }
 END_TEST
 
+/* Runs of same-type, same-size records come out whole and in order, never
+ * across the end of the data area nor past a record of another type or size;
+ * dp_perf_ring_next() takes what they leave, and every record comes out once. */
+START_TEST(test_runs) {
+        enum { RUN_SIZE = 48 };
+        struct fake_ring f;
+        uint32_t next_seq = 0, want_seq = 0;
+        uint16_t sizes[1 << 16];
+        uint32_t types[1 << 16];
+        uint64_t rng = 777, in_runs = 0, runs = 0, singles = 0;
+
+        fake_ring_init(&f, 8192, UINT64_MAX - 8192 * 3 + 1); /* the u64 wraps too */
+        while (want_seq < 100000) {
+                int err = 0;
+
+                for (;;) {
+                        uint16_t size = RUN_SIZE;
+                        uint32_t type = PERF_RECORD_SAMPLE;
+
+                        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                        if ((rng >> 40) % 16 == 0)
+                                type = PERF_RECORD_LOST;        /* same size, other type */
+                        else if ((rng >> 40) % 16 == 1)
+                                size = 56;                      /* same type, other size */
+                        if (f.head + size - f.meta->data_tail > f.size)
+                                break;
+                        sizes[next_seq & 0xffff] = size;
+                        types[next_seq & 0xffff] = type;
+                        produce_type(&f, next_seq++, size, type);
+                }
+                publish(&f);
+
+                dp_perf_ring_begin(&f.ring);
+                for (;;) {
+                        const struct perf_event_header *h;
+                        size_t n;
+
+                        h = dp_perf_ring_next_run(&f.ring, PERF_RECORD_SAMPLE, RUN_SIZE, &n);
+                        if (n) {
+                                const uint8_t *p = (const uint8_t *) h;
+
+                                CHECK(p >= f.data && p + n * RUN_SIZE <= f.data + f.size, "run leaves the ring");
+                                for (size_t i = 0; i < n; i++, want_seq++) {
+                                        CHECK(types[want_seq & 0xffff] == PERF_RECORD_SAMPLE &&
+                                              sizes[want_seq & 0xffff] == RUN_SIZE, "record %u in a run", want_seq);
+                                        expect_record((const void *) (p + i * RUN_SIZE), want_seq, RUN_SIZE);
+                                }
+                                runs++;
+                                in_runs += n;
+                                continue;
+                        }
+                        CHECK(!h, "no run, but a record");
+                        h = dp_perf_ring_next(&f.ring, &err);
+                        if (!h)
+                                break;
+                        expect_record_type(h, want_seq, sizes[want_seq & 0xffff], types[want_seq & 0xffff]);
+                        want_seq++;
+                        singles++;
+                }
+                ck_assert_int_eq(err, 0);
+                dp_perf_ring_end(&f.ring);
+        }
+        ck_assert_uint_eq(want_seq, next_seq);
+        ck_assert_uint_eq(f.meta->data_tail, f.head);
+        /* Most records came in runs; the wrap and the odd ones one by one. */
+        ck_assert_uint_gt(in_runs, 4 * singles);
+        ck_assert_uint_gt(in_runs, 3 * runs);
+        fake_ring_free(&f);
+
+        /* A snapshot the kernel cannot have written is no run: next() says so. */
+        fake_ring_init(&f, 4096, 0);
+        produce(&f, 1, RUN_SIZE);
+        f.meta->data_head = f.ring.tail + 4096 + 8;
+        dp_perf_ring_begin(&f.ring);
+        {
+                size_t n = 1;
+                int err;
+
+                ck_assert_ptr_null(dp_perf_ring_next_run(&f.ring, PERF_RECORD_SAMPLE, RUN_SIZE, &n));
+                ck_assert_uint_eq(n, 0);
+                ck_assert_uint_eq(f.ring.tail, 0);
+                ck_assert_ptr_null(dp_perf_ring_next(&f.ring, &err));
+                ck_assert_int_eq(err, -EBADMSG);
+        }
+        fake_ring_free(&f);
+}
+END_TEST
+
 START_TEST(test_init) {
         struct fake_ring f;
         struct dp_perf_ring ring;
@@ -365,6 +462,7 @@ static Suite *perf_ring_suite(void) {
         tcase_add_test(tc, test_many_records);
         tcase_add_test(tc, test_snapshot);
         tcase_add_test(tc, test_corrupt_header);
+        tcase_add_test(tc, test_runs);
         tcase_add_test(tc, test_init);
         suite_add_tcase(s, tc);
         return s;

@@ -97,7 +97,7 @@ static void assert_common(const struct perf_event_attr *a) {
         ck_assert_uint_eq(a->size, sizeof(*a));
         ck_assert_uint_eq(a->sample_id_all, 1);
         ck_assert_uint_eq(a->use_clockid, 1);
-        ck_assert_uint_eq(a->read_format, PERF_FORMAT_LOST);
+        ck_assert_uint_eq(a->read_format, PERF_FORMAT_LOST | PERF_FORMAT_TOTAL_TIME_ENABLED);
 }
 
 /* ---- IBS ---- */

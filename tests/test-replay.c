@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "damon-perfd/macro.h"
 #include "damon-perfd/replay.h"
 
 #include "check-main.h"
@@ -277,6 +278,78 @@ START_TEST(test_replay_truncated_capture_counts_what_it_read) {
 }
 END_TEST
 
+/* A capture of page-fault samples with the physical addresses @phys: one
+ * attr, IP TID TIME ADDR CPU PHYS_ADDR, laid out as perf writes it. */
+static size_t phys_capture(const uint64_t *phys, size_t n, uint8_t *buf, size_t cap) {
+        const size_t ids = 104, attrs = ids + 8, data = attrs + 128 + 16, sample = 8 + 6 * 8;
+        struct perf_event_attr attr = {
+                .type = PERF_TYPE_SOFTWARE,
+                .size = 128,
+                .config = PERF_COUNT_SW_PAGE_FAULTS,
+                .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                               PERF_SAMPLE_CPU | PERF_SAMPLE_PHYS_ADDR,
+        };
+        uint64_t header[7] = { 0, 104, 128 + 16, attrs, 128 + 16, data, n * sample };
+        uint64_t id_section[2] = { ids, 8 }, id = 1;
+
+        ck_assert_uint_le(data + n * sample, cap);
+        memset(buf, 0, data + n * sample);
+        memcpy(header, "PERFILE2", 8);
+        memcpy(buf, header, sizeof(header));
+        memcpy(buf + ids, &id, 8);
+        memcpy(buf + attrs, &attr, DP_MIN(sizeof(attr), (size_t) 128));
+        memcpy(buf + attrs + 128, id_section, sizeof(id_section));
+        for (size_t i = 0; i < n; i++) {
+                struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = (uint16_t) sample };
+                uint64_t body[6] = { 0x401000, 42 | (uint64_t) 42 << 32, 1000000 * (i + 1), 0x7f0000001000, 0,
+                                     phys[i] };
+                uint8_t *p = buf + data + i * sample;
+
+                memcpy(p, &h, sizeof(h));
+                memcpy(p + sizeof(h), body, sizeof(body));
+        }
+        return data + n * sample;
+}
+
+/* Found by fuzz-perf-data: a physical address in the last 2 MiB of the
+ * address space gave a target range whose end wrapped to 0, which the
+ * tracker refuses: the whole replay failed with EINVAL. */
+START_TEST(test_replay_top_of_address_space) {
+        static const uint64_t phys[] = { 0x100000000, 0xffffffffffffe000, 0x100000040, UINT64_MAX };
+        uint8_t buf[1024];
+        size_t size = phys_capture(phys, DP_ARRAY_SIZE(phys), buf, sizeof(buf));
+
+        for (int plan = 0; plan < 2; plan++) {
+                _cleanup_perf_data_ struct dp_perf_data *data = NULL;
+                struct dp_tracker_config tc;
+                struct dp_tracker *tracker;
+                struct dp_replay *rp;
+                struct dp_counter_values c;
+
+                ck_assert_int_eq(dp_perf_data_open_memory(buf, size, &data), 0);
+                dp_tracker_config_init(&tc);
+                tc.mode = DP_TRACKER_PADDR;
+                ck_assert_int_eq(dp_tracker_new(&tc, &tracker), 0);
+                ck_assert_int_eq(dp_replay_new(NULL, tracker, true, &rp), 0);
+                if (plan)
+                        ck_assert_int_eq(dp_replay_plan_targets(rp, data), 1);
+                ck_assert_int_eq(dp_replay_run(rp, data), 0);
+                ck_assert_uint_eq(dp_tracker_nr_targets(tracker), 1);
+                ck_assert_uint_eq(dp_replay_nr_cpus(rp), 1);
+                dp_replay_counters(rp, 0, &c);
+                ck_assert_int_eq(dp_counters_check(&c, NULL), 0);
+                ck_assert_uint_eq(c.v[DP_C_CALLBACK], DP_ARRAY_SIZE(phys));
+                ck_assert_uint_eq(c.v[DP_C_DEQUEUE], DP_ARRAY_SIZE(phys));
+                /* All but the last page of the address space lie in the target
+                 * (ranges end on a page boundary, and cannot end at 2^64). */
+                ck_assert_uint_eq(c.v[DP_C_MATCH] + c.v[DP_C_MISS_REGION], DP_ARRAY_SIZE(phys) - 1);
+                ck_assert_uint_eq(c.v[DP_C_MISS_BOUND], 1);
+                dp_replay_free(rp);
+                dp_tracker_free(tracker);
+        }
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("replay");
         TCase *tc = tcase_create("core");
@@ -286,6 +359,7 @@ int main(void) {
         tcase_add_test(tc, test_replay_one_pass_agrees_with_perf_script);
         tcase_add_test(tc, test_replay_aggregation_hook_and_busiest_target);
         tcase_add_test(tc, test_replay_truncated_capture_counts_what_it_read);
+        tcase_add_test(tc, test_replay_top_of_address_space);
         suite_add_tcase(s, tc);
         return dp_check_run(s);
 }

@@ -269,6 +269,39 @@ START_TEST(test_tick_and_aggregation) {
 }
 END_TEST
 
+/* The time the tracker says the aggregation is due is exactly when a tick
+ * closes it, however irregular the ticks before it, late ones included. */
+START_TEST(test_aggregation_due) {
+        _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
+        struct dp_prng gen = { 5 };
+        uint64_t now = 3 * MS, due, last_due = 0;
+
+        ck_assert_uint_eq(dp_tracker_aggregation_due_ns(t), 0);
+        ck_assert_uint_eq(dp_tracker_aggregation_due_ns(NULL), 0);
+        ck_assert(!dp_tracker_tick(t, now));
+        ck_assert_uint_eq(dp_tracker_aggregation_due_ns(t), now + 100 * MS);
+
+        for (int aggregation = 0; aggregation < 200; aggregation++) {
+                due = dp_tracker_aggregation_due_ns(t);
+                ck_assert_uint_gt(due, now);
+                ck_assert_uint_gt(due, last_due);
+                /* Ticks before it, at any pace, do not close it nor move it. */
+                while (now + 1 < due) {
+                        now = dp_prng_between(&gen, now + 1, DP_MIN(due, now + 30 * MS));
+                        if (now >= due)
+                                break;
+                        ck_assert(!dp_tracker_tick(t, now));
+                        ck_assert_uint_eq(dp_tracker_aggregation_due_ns(t), due);
+                }
+                /* On time, or up to 250 ms late. */
+                now = due + (aggregation % 3 == 0 ? dp_prng_between(&gen, 0, 250 * MS) : 0);
+                ck_assert(dp_tracker_tick(t, now));
+                last_due = due;
+        }
+        ck_assert_uint_eq(dp_tracker_nr_aggregations(t), 200);
+}
+END_TEST
+
 START_TEST(test_counter_sums_random) {
         _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
         _cleanup_tracker_ struct dp_tracker *tb = new_tracker(DP_TRACKER_VADDR);
@@ -831,6 +864,7 @@ static Suite *tracker_suite(void) {
         tcase_add_test(tc, test_match_and_miss_reasons);
         tcase_add_test(tc, test_one_update_per_epoch);
         tcase_add_test(tc, test_tick_and_aggregation);
+        tcase_add_test(tc, test_aggregation_due);
         tcase_add_test(tc, test_sample_time_slots);
         tcase_add_test(tc, test_counter_sums_random);
         tcase_add_test(tc, test_region_sums_match_counters);

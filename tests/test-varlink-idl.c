@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "damon-perfd/macro.h"
 #include "damon-perfd/varlink-idl.h"
@@ -340,6 +341,78 @@ START_TEST(test_whitespace_and_crlf) {
 }
 END_TEST
 
+/* An interface of @fields documented fields whose last reference resolves to
+ * nothing; returns its length. */
+static size_t long_idl(char *text, size_t cap, int fields, int comment) {
+        size_t len = 0;
+
+        len += (size_t) snprintf(text + len, cap - len, "interface a.b\ntype X (\n");
+        for (int i = 0; i < fields; i++) {
+                len += (size_t) snprintf(text + len, cap - len, "  # ");
+                memset(text + len, 'c', (size_t) comment);
+                len += (size_t) comment;
+                len += (size_t) snprintf(text + len, cap - len, "\n  f%d: []Y,\n", i);
+        }
+        /* Line 2 + 2 * fields + 1: a reference that resolves to nothing. */
+        len += (size_t) snprintf(text + len, cap - len, "  z: Nope\n)\ntype Y (a: int)\n");
+        ck_assert_uint_lt(len, cap);
+        return len;
+}
+
+/* The fastest of seven parses of a failing interface, in seconds: the
+ * fastest, so that a busy machine's preemptions drop out. */
+static double failing_parse_seconds(const char *text, unsigned expect_line) {
+        double best = 1e9;
+
+        for (int rep = 0; rep < 7; rep++) {
+                struct dp_varlink_interface *iface = NULL;
+                struct dp_varlink_idl_error error;
+                struct timespec t0, t1;
+
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                ck_assert_int_eq(dp_varlink_idl_parse(text, &iface, &error), -EINVAL);
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                ck_assert_msg(strstr(error.message, "undefined type 'Nope'"), "%s", error.message);
+                ck_assert_uint_eq(error.line, expect_line);
+                best = DP_MIN(best, (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
+        }
+        return best;
+}
+
+/* Found by fuzz-varlink: every type's line was counted from the start of the
+ * text (time in types x bytes), and fields, enum values and members were
+ * appended one realloc at a time and checked against all before them for
+ * duplicates (time in their number squared).  Comments of 100 bytes keep
+ * both texts (0.2 and 0.7 MB) in cache, so that the ratio is the parser's. */
+START_TEST(test_long_idl_linear) {
+        enum { FIELDS = 6000, COMMENT = 100, SCALE = 4 };
+        size_t cap = 64 + (size_t) FIELDS * (COMMENT + 32);
+        _cleanup_free_ char *text = malloc(cap);
+        struct dp_varlink_interface *iface = NULL;
+        double small, large;
+
+        ck_assert_ptr_nonnull(text);
+        /* Linear, judged by a ratio measured side by side rather than a wall
+         * clock limit: four times the text costs about four times as much;
+         * a parser quadratic in lines or bytes would cost sixteen. */
+        long_idl(text, cap, FIELDS / SCALE, COMMENT);
+        small = failing_parse_seconds(text, 2 + 2 * (FIELDS / SCALE) + 1);
+        long_idl(text, cap, FIELDS, COMMENT);
+        large = failing_parse_seconds(text, 2 + 2 * FIELDS + 1);
+        ck_assert_msg(large < small * SCALE * 2.5, "%d times the text took %.1f times as long (%.4f vs %.4f s)",
+                      SCALE, large / small, large, small);
+
+        /* The same without the bad reference parses, each line still right. */
+        strcpy(strstr(text, "  z: Nope"), "  z: Y\n)\ntype Y (a: int)\n");
+        iface = parse_ok(text);
+        ck_assert_uint_eq(dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Y")->line, 2 + 2 * FIELDS + 3);
+        ck_assert_uint_eq(iface->members[0].type->n_fields, FIELDS + 1);
+        ck_assert_uint_eq(iface->members[0].type->fields[FIELDS - 1].type->line, 2 + 2 * FIELDS);
+        ck_assert_uint_eq(strlen(iface->members[0].type->fields[0].doc), COMMENT);
+        dp_varlink_interface_free(iface);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("varlink-idl");
         TCase *tc = tcase_create("core");
@@ -353,6 +426,7 @@ static Suite *suite(void) {
         tcase_add_loop_test(tc, test_bad_idl, 0, (int) DP_ARRAY_SIZE(bad_idl));
         tcase_add_test(tc, test_deep_nesting);
         tcase_add_test(tc, test_whitespace_and_crlf);
+        tcase_add_test(tc, test_long_idl_linear);
         suite_add_tcase(s, tc);
         return s;
 }

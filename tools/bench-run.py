@@ -186,9 +186,11 @@ class Daemon:
             self.stderr.close()
 
 
-def start_workload(build, seconds, hot_mib=64):
+def start_workload(build, seconds, hot_mib=64, rate=200):
+    """The workload: its hot area faulted @rate times a second (as fast as the CPU
+    goes, when that is slower)."""
     return subprocess.Popen([os.path.join(build, "tools", "damon-perfd-workload"), "--hot-mib", str(hot_mib),
-                             "--cold-mib", "1", "--rate", "200", "--seconds", str(seconds)],
+                             "--cold-mib", "1", "--rate", str(rate), "--seconds", str(seconds)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -342,30 +344,34 @@ def perf_window_samples(path, t0, t1):
     return n
 
 
-def bench_live(a, raw):
-    warm, win = 2.0, a.live
+def live_pair(a, warm, win, hot_mib, rate):
+    """One round: damon-perfd, then perf record, each alone on its own run of the
+    workload; CPU time per sample of each over a @win s window after @warm s."""
     res = {}
     # damon-perfd, sampling every CPU and tracking every process, as shipped.
-    wl = start_workload(a.build, warm + win + 10)
+    wl = start_workload(a.build, warm + win + 10, hot_mib, rate)
     d = Daemon(a.build, a.tmp, "live")
     try:
         d.start()
         d.wait_ready()
         time.sleep(warm)
-        c0, s0 = cpu_now(d.proc.pid), d.callbacks()
+        c0, s0 = cpu_now(d.proc.pid), d.damonctl("stats")["totals"]
         time.sleep(win)
-        c1, s1 = cpu_now(d.proc.pid), d.callbacks()
+        c1, s1 = cpu_now(d.proc.pid), d.damonctl("stats")["totals"]
     finally:
         d.stop()
         stop(wl)
-    res["daemon"] = {"samples": s1 - s0, "seconds": c1["t"] - c0["t"], "cpu_s": c1["schedstat"] - c0["schedstat"],
+    n = s1["callback"] - s0["callback"]
+    res["daemon"] = {"samples": n, "seconds": c1["t"] - c0["t"], "cpu_s": c1["schedstat"] - c0["schedstat"],
                      "cpu_s_stat": c1["stat"] - c0["stat"],
-                     "ns_per_sample_by_thread": {k: (v - c0["threads"].get(k, 0)) * 1e9 / max(s1 - s0, 1)
+                     "wakeups": s1["wakeup"] - s0["wakeup"], "drains": s1["drain"] - s0["drain"],
+                     "lost": (s1["lost"] - s0["lost"]) + (s1["lost_samples"] - s0["lost_samples"]),
+                     "ns_per_sample_by_thread": {k: (v - c0["threads"].get(k, 0)) * 1e9 / max(n, 1)
                                                  for k, v in c1["threads"].items()}}
 
     # perf record, the same way, on the same workload.
     path = os.path.join(a.tmp, "live.perf.data")
-    wl = start_workload(a.build, warm + win + 10)
+    wl = start_workload(a.build, warm + win + 10, hot_mib, rate)
     perf = subprocess.Popen(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-a", "-k", "mono",
                              "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -384,11 +390,42 @@ def bench_live(a, raw):
         r["ns_per_sample"] = r["cpu_s"] * 1e9 / max(r["samples"], 1)
         r["ns_per_sample_stat"] = r["cpu_s_stat"] * 1e9 / max(r["samples"], 1)
         r["samples_per_s"] = r["samples"] / r["seconds"]
-    raw["live"] = res
-    ours, peer = res["daemon"]["ns_per_sample"], res["perf_record"]["ns_per_sample"]
+    return res
+
+
+def live_rounds(a, hot_mib, rate, label):
+    """--reps rounds of live_pair(); medians of each side and their ratio."""
+    rounds = []
+    for i in range(a.reps):
+        r = live_pair(a, 2.0, a.live, hot_mib, rate)
+        rounds.append(r)
+        log("   %s round %d/%d: damon-perfd %.1f ns (%.0fk samples/s), perf record %.1f ns (%.0fk/s)"
+            % (label, i + 1, a.reps, r["daemon"]["ns_per_sample"], r["daemon"]["samples_per_s"] / 1e3,
+               r["perf_record"]["ns_per_sample"], r["perf_record"]["samples_per_s"] / 1e3))
+    ours = median([r["daemon"]["ns_per_sample"] for r in rounds])
+    peer = median([r["perf_record"]["ns_per_sample"] for r in rounds])
+    rate_s = median([r["daemon"]["samples_per_s"] for r in rounds])
+    threads = {k: median([r["daemon"]["ns_per_sample_by_thread"].get(k, 0) for r in rounds])
+               for k in rounds[0]["daemon"]["ns_per_sample_by_thread"]}
+    return {"workload": {"hot_mib": hot_mib, "rate": rate}, "rounds": rounds, "ns_per_sample_median": ours,
+            "perf_record_ns_per_sample_median": peer, "samples_per_s_median": rate_s,
+            "ns_per_sample_by_thread_median": threads}
+
+
+def bench_live(a, raw):
+    res = live_rounds(a, 64, 200, "live")
+    # The same beside it at a fixed, lower rate (the workload's pace, not the CPU's,
+    # sets it): the daemon's per-wakeup and per-target costs weigh more per sample.
+    low = live_rounds(a, 1, 150, "live, lower rate")
+    raw["live"] = {"full_speed": res, "lower_rate": low}
+    ours, peer = res["ns_per_sample_median"], res["perf_record_ns_per_sample_median"]
+    low_ours, low_peer = low["ns_per_sample_median"], low["perf_record_ns_per_sample_median"]
     budget = 2500.0
-    return [row("live: daemon CPU per sample (%.0fk samples/s)" % (res["daemon"]["samples_per_s"] / 1e3), ours, "ns",
-                peer, "perf record -e page-faults -c 1 -d -a", ours / peer, "<= 1.0x", ours / peer <= 1.0),
+    reps = "median of %d" % a.reps if a.reps > 1 else "one run"
+    return [row("live: daemon CPU per sample (%.0fk samples/s, %s)" % (res["samples_per_s_median"] / 1e3, reps), ours,
+                "ns", peer, "perf record -e page-faults -c 1 -d -a", ours / peer, "<= 1.0x", ours / peer <= 1.0),
+            row("live, same at a lower rate (%.0fk samples/s, 1 MiB hot area)" % (low["samples_per_s_median"] / 1e3),
+                low_ours, "ns", low_peer, "perf record, same", low_ours / low_peer, "<= 1.0x (info)", None),
             row("all-in daemon CPU per sample, steady state", ours, "ns", budget,
                 "kernel budget (2.5 us at 100k/s, 25%)", ours / budget, "<= 100 ns", ours <= 100)]
 
@@ -414,35 +451,97 @@ def slope_per_min(points):
     return 60 * sum((t - mx) * (v - my) for t, v in points) / sxx if sxx else 0.0
 
 
+def fd_count(pid):
+    """Open file descriptors of @pid."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+SOAK_QUERY_EVERY = 5.0      # s between rounds of damonctl queries during the soak
+
+
+def soak_query(d, wl_pid):
+    """What an operator's tools ask of a running daemon, each over a new
+    connection; returns (targets, regions) tracked, which the RSS follows."""
+    d.damonctl("stats")
+    d.damonctl("cpus")
+    targets = d.damonctl("targets").get("targets", [])
+    d.damonctl("regions", "--top=20")
+    if any(t.get("pid") == wl_pid for t in targets):       # once the workload is a target
+        d.damonctl("regions", f"--target={wl_pid}", "--top=5")
+    d.damonctl("damon")
+    return len(targets), sum(t.get("nr_regions", 0) for t in targets)
+
+
+def ends(points, span):
+    """(first, last) medians of (t, v) @points over their first and last @span s."""
+    t_end = points[-1][0]
+    first = [v for t, v in points if t < points[0][0] + span]
+    last = [v for t, v in points if t > t_end - span]
+    return median(first), median(last)
+
+
 def bench_soak(a, raw):
     wl = start_workload(a.build, a.soak + 30)
     d = Daemon(a.build, a.tmp, "soak")
-    samples = []
+    samples, tracked, query_rounds, next_query = [], [], 0, 0.0
     try:
         d.start()
         d.wait_ready()
         t0 = now()
         while now() - t0 < a.soak:
             total, rings, rings_size = smaps_rss_kib(d.proc.pid)
-            samples.append((now() - t0, (total - rings) / 1024, total / 1024, rings / 1024, rings_size / 1024))
+            t = now() - t0
+            samples.append({"t": t, "rss_beyond_mib": (total - rings) / 1024, "rss_total_mib": total / 1024,
+                            "rings_rss_mib": rings / 1024, "rings_mapped_mib": rings_size / 1024,
+                            "fds": fd_count(d.proc.pid)})
+            if t >= next_query:
+                tracked.append((t,) + soak_query(d, wl.pid))
+                query_rounds += 1
+                next_query += SOAK_QUERY_EVERY
             time.sleep(max(0.0, 1.0 - (now() - t0) % 1.0))
         callbacks = d.callbacks()
     finally:
         d.stop()
         stop(wl)
-    beyond = [s[1] for s in samples]
-    # Flat: the second half grows at under 1 MiB per 10 minutes (the first
-    # half holds the start: queues, targets and regions being set up).
-    slope = slope_per_min([(s[0], s[1]) for s in samples if s[0] >= a.soak / 2])
-    raw["soak"] = {"seconds": a.soak, "samples": callbacks, "rss_beyond_rings_mib": beyond,
-                   "rss_total_mib": [s[2] for s in samples], "rings_rss_mib": [s[3] for s in samples],
-                   "rings_mapped_mib": samples[-1][4] if samples else 0,
-                   "min_mib": min(beyond), "max_mib": max(beyond), "second_half_slope_mib_per_min": slope}
-    flat = abs(slope) * 10 <= 1.0
-    return [row("RSS beyond the rings, %d s soak: min / max, 2nd-half slope" % a.soak,
-                "%.1f / %.1f MiB, %+.2f MiB/min" % (min(beyond), max(beyond), slope), "",
-                "%.1f MiB mapped, %.1f resident" % (samples[-1][4], samples[-1][3]) if samples else "-",
-                "perf rings", None, "<= 16 MiB, flat", max(beyond) <= 16 and flat)]
+    beyond = [(s["t"], s["rss_beyond_mib"]) for s in samples]
+    fds = [(s["t"], s["fds"]) for s in samples]
+    # First against last minute (a quarter of a shorter soak): the first one
+    # holds the start (queues, targets and regions being set up).
+    span = min(60.0, a.soak / 4)
+    rss_first, rss_last = ends(beyond, span)
+    fd_first, fd_last = ends(fds, span)
+    # Flat: the second half grows at under 1 MiB per 10 minutes, and the last
+    # minute sits within 1 MiB of the first; not one fd more at the end than
+    # the first minute ever had (connections come and go in between).
+    slope = slope_per_min([p for p in beyond if p[0] >= a.soak / 2])
+    fd_first_max = max(v for t, v in fds if t < fds[0][0] + span)
+    fd_last_max = max(v for t, v in fds if t > fds[-1][0] - span)
+    rss_flat = abs(slope) * 10 <= 1.0 and rss_last - rss_first <= 1.0
+    fds_flat = fd_last_max <= fd_first_max
+    raw["soak"] = {"seconds": a.soak, "samples": callbacks, "query_rounds": query_rounds,
+                   "query_every_s": SOAK_QUERY_EVERY, "per_second": samples,
+                   "tracked": [{"t": t, "targets": n, "regions": r} for t, n, r in tracked],
+                   "rss_beyond_rings_mib": {"min": min(v for _, v in beyond), "max": max(v for _, v in beyond),
+                                            "first_minute_median": rss_first, "last_minute_median": rss_last,
+                                            "second_half_slope_mib_per_min": slope, "flat": rss_flat},
+                   "fds": {"min": min(v for _, v in fds), "max": max(v for _, v in fds),
+                           "first_minute_median": fd_first, "last_minute_median": fd_last,
+                           "first_minute_max": fd_first_max, "last_minute_max": fd_last_max, "flat": fds_flat},
+                   "rings_mapped_mib": samples[-1]["rings_mapped_mib"]}
+    log("   RSS beyond the rings %.2f-%.2f MiB (first minute %.2f, last %.2f, %+.3f MiB/min); fds %d-%d "
+        "(first minute %g, last %g); %d query rounds; %d-%d targets, %d-%d regions tracked"
+        % (min(v for _, v in beyond), max(v for _, v in beyond), rss_first, rss_last, slope,
+           min(v for _, v in fds), max(v for _, v in fds), fd_first, fd_last, query_rounds,
+           min(x[1] for x in tracked), max(x[1] for x in tracked), min(x[2] for x in tracked),
+           max(x[2] for x in tracked)))
+    return [row("RSS beyond the rings, %d s soak: min-max, first/last minute, 2nd-half slope" % a.soak,
+                "%.1f-%.1f MiB, %.1f/%.1f, %+.2f MiB/min" % (min(v for _, v in beyond), max(v for _, v in beyond),
+                                                          rss_first, rss_last, slope), "",
+                "%.1f MiB mapped, %.1f resident" % (samples[-1]["rings_mapped_mib"], samples[-1]["rings_rss_mib"]),
+                "perf rings", None, "<= 16 MiB, flat", max(v for _, v in beyond) <= 16 and rss_flat),
+            row("open fds, same soak, damonctl queries every %g s: min-max, first/last minute" % SOAK_QUERY_EVERY,
+                "%d-%d, %g/%g" % (min(v for _, v in fds), max(v for _, v in fds), fd_first, fd_last), "", None,
+                "", None, "flat", fds_flat)]
 
 
 def bench_start(a, raw):
@@ -519,7 +618,7 @@ def main():
     ap.add_argument("--json", help="where to write the figures (default: BUILD/bench.json)")
     ap.add_argument("--soak", type=float, default=60, help="RSS soak seconds (default 60; the full one: 600)")
     ap.add_argument("--live", type=float, default=15, help="live measuring window, seconds (default 15)")
-    ap.add_argument("--reps", type=int, default=3, help="replay repetitions, median taken (default 3)")
+    ap.add_argument("--reps", type=int, default=3, help="replay and live repetitions, median taken (default 3)")
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
     a = ap.parse_args()

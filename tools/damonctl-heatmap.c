@@ -488,6 +488,9 @@ static int heatmap_replay(struct ctl *ctl) {
                 r = dp_heatmap_new(MAX_COLUMNS, &h);
         if (r >= 0)
                 r = dp_replay_new(NULL, tracker, tc.mode == DP_TRACKER_PADDR, &rp);
+        /* Each event decoded by its PMU's source, as damon-perfd --replay does. */
+        if (r >= 0 && (r = dp_replay_use_capture_sources(rp, data, NULL, NULL, NULL)) == -ENOENT)
+                r = 0;
         if (r < 0) {
                 print_error("setting up the replay", r);
                 return CTL_EXIT_FAILURE;

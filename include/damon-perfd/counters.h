@@ -102,6 +102,7 @@ enum dp_cpu_step {
         DP_STEP_BIND,
         DP_STEP_ENABLE,
         DP_STEP_RUN,
+        DP_STEP_OFFLINE,        /* the CPU went offline: its sampler is closed until it is back (-ENODEV) */
         _DP_STEP_MAX,
 };
 
@@ -146,7 +147,9 @@ static inline uint64_t dp_counters_in_flight(const struct dp_counter_values *v) 
 int dp_counters_check(const struct dp_counter_values *v, const char **which);
 
 /* State machine.  Legal moves: UNINIT→CREATED→BOUND→ENABLED→RUNNING, any→ERROR
- * (with the failing step and a negative errno), any→UNINIT (teardown).
+ * (with the failing step and a negative errno), any→UNINIT (teardown).  A CPU
+ * that goes offline is ERROR at DP_STEP_OFFLINE with -ENODEV; when it comes
+ * back it goes ERROR→UNINIT and up the lifecycle again, its counters carrying on.
  * Returns the previous state, or -EINVAL for an illegal move (state kept). */
 int dp_cpu_transition(struct dp_cpu_stats *s, enum dp_cpu_state to, enum dp_cpu_step step, int error);
 struct dp_cpu_status dp_cpu_get_status(const struct dp_cpu_stats *s);

@@ -191,9 +191,9 @@ int dp_damon_feed_goal(struct dp_damon_fs *fs, struct dp_damon_state *st, const 
  * scheme of the context, in scheme order, each in the kernel's order
  * (target by target: the kernel names no target).  Addresses are bytes
  * (multiplied by addr_unit when that file exists).  A file that is not a
- * number or a region with end <= start: -EBADMSG, and
- * dp_damon_fs_error_path() names the file.  *ret is malloc'd (NULL when
- * there are none).
+ * number, a region with end <= start, or an nr_schemes beyond the scheme
+ * directories there are: -EBADMSG, and dp_damon_fs_error_path() names the
+ * file.  *ret is malloc'd (NULL when there are none).
  */
 struct dp_damon_tried_region {
         uint64_t start, end;

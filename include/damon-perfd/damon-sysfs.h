@@ -39,7 +39,8 @@ static inline void dp_damon_fs_freep(struct dp_damon_fs **fs) {
  * Reads @path into @buf (NUL-terminated, one trailing newline stripped).
  * -EINVAL for a path that is absolute, empty, has an empty, "." or ".."
  * component or is too long; -ELOOP if any component is a symlink; -ENOBUFS
- * if the contents do not fit; otherwise the errno of open/read.
+ * if the contents do not fit; -EBADMSG if they hold a NUL byte; otherwise
+ * the errno of open/read.
  */
 int dp_damon_fs_read(struct dp_damon_fs *fs, const char *path, char *buf, size_t size);
 /* A decimal number as the kernel prints it; -EBADMSG for anything else. */
@@ -71,6 +72,8 @@ uint64_t dp_damon_fs_refused(const struct dp_damon_fs *fs);
 /* The relative path of the last read or write that failed ("" if none), for
  * messages such as "kdamonds/0/state: Device or resource busy". */
 const char *dp_damon_fs_error_path(const struct dp_damon_fs *fs);
+/* Forgets it, so that the next failure's path is not taken for an older one's. */
+void dp_damon_fs_clear_error(struct dp_damon_fs *fs);
 
 /* Test seam: called after every successful write, so tests can emulate the
  * kernel (create children on nr_* writes, flip state on on/off, fill

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "damon-perfd/sample.h"
+#include "damon-perfd/task-timeline.h"
 
 enum dp_spe_packet_type {
         DP_SPE_BAD,             /* a byte that starts no packet, or a packet cut off by the end of the data */
@@ -217,12 +218,17 @@ bool dp_spe_next_record(struct dp_spe_iter *it, struct dp_spe_record *rec);
 
 /* Generic-timer ticks to nanoseconds, with the perf_event_mmap_page fields
  * (valid when cap_user_time_zero), plus @offset_ns from the perf clock to the
- * clock the samples are filed under. */
+ * clock the samples are filed under.  With cap_user_time_short (arm64) the
+ * counter behind time_zero is narrower than the ticks: only its low bits
+ * (time_mask) count, relative to time_cycles. */
 struct dp_spe_clock {
         uint16_t time_shift;
         uint32_t time_mult;
         uint64_t time_zero;
         int64_t offset_ns;
+        bool cap_user_time_short;
+        uint64_t time_cycles;
+        uint64_t time_mask;
 };
 
 uint64_t dp_spe_clock_to_ns(const struct dp_spe_clock *clock, uint64_t ticks);
@@ -242,15 +248,21 @@ struct dp_spe_context {
         uint64_t time;                  /* time for records without a convertible TS (e.g. the
                                          * PERF_RECORD_AUX's own), in the samples' clock */
         const struct dp_spe_clock *clock; /* NULL: timestamps are not converted, @time is used */
+        /* Optional: the CPU's context switches, in the clock @clock converts
+         * to.  A record with a converted TS is then filed under the task that
+         * ran at that time, and a CONTEXT thread under the process it names. */
+        const struct dp_task_timeline *tasks;
+        /* Optional: threads' processes, for CONTEXT threads @tasks does not know. */
+        const struct dp_thread_map *threads;
 };
 
 /* Turns a record into @out.  vaddr from the data VA (canonical), paddr from
  * the PA (DP_SAMPLE_PHYS_VALID), LOAD/STORE from OP-TYPE, latency from the
  * total COUNTER (DP_SAMPLE_LATENCY_VALID when not 0), level from DATA-SOURCE (Neoverse
  * codes), time from TS through @ctx->clock, tid from CONTEXT (its pid then
- * comes from @ctx when the current task matches, else it is the tid), else
- * pid/tid from @ctx (0 when nobody knows: the caller files those as
- * unattributed).  Returns 0; -ENODATA for a record of a branch or other
+ * comes from @ctx when the current task matches, else from @ctx->tasks or
+ * @ctx->threads, else it is the tid), else pid/tid from @ctx->tasks at the converted time, else
+ * from @ctx (0 when nobody knows: the caller files those as unattributed).  Returns 0; -ENODATA for a record of a branch or other
  * operation without a data address (no sample); -EBADMSG for a damaged record
  * or a load/store without a data address. */
 int dp_spe_record_to_sample(const struct dp_spe_record *rec, const struct dp_spe_context *ctx,

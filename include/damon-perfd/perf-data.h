@@ -89,3 +89,9 @@ int dp_perf_data_next_run(struct dp_perf_data *data, struct dp_perf_data_record 
 
 /* Start over at the first record. */
 void dp_perf_data_rewind(struct dp_perf_data *data);
+
+/* The bytes of the header feature section @feature (a HEADER_* bit of
+ * tools/perf/util/header.h, e.g. DP_PERF_HEADER_CPUID), valid until
+ * dp_perf_data_free(); they need not be aligned.  -ENOENT when the file
+ * has no such section.  damon-perfd/perf-data-header.h parses them. */
+int dp_perf_data_feature(const struct dp_perf_data *data, unsigned feature, const uint8_t **ret, size_t *ret_size);

@@ -8,6 +8,7 @@
  */
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,11 @@ void dp_perf_event_unmap(struct dp_perf_mapping *m);
 int dp_perf_event_enable(int fd);
 int dp_perf_event_disable(int fd);
 
-/* Reads the event and returns its PERF_FORMAT_LOST value. */
-int dp_perf_event_read_lost(int fd, uint64_t read_format, uint64_t *lost);
+/* One read(2) of a single (non-group) event: what its @read_format carries
+ * of the lost count and time_enabled; a field it lacks stays false/0. */
+struct dp_perf_event_reading {
+        bool has_lost, has_time_enabled;
+        uint64_t lost;
+        uint64_t time_enabled;          /* ns the event was enabled, frozen once the kernel detaches it */
+};
+int dp_perf_event_read_single(int fd, uint64_t read_format, struct dp_perf_event_reading *ret);

@@ -124,3 +124,6 @@ int dp_perf_parse_throttle(const void *record, size_t size, uint64_t *time, uint
 /* The value read(2) returns for a single (non-group) event with @read_format;
  * gives the lost count when PERF_FORMAT_LOST is set, -ENODATA otherwise. */
 int dp_perf_read_value_lost(uint64_t read_format, const uint64_t *values, size_t n_words, uint64_t *lost);
+/* Likewise its time_enabled (ns) when PERF_FORMAT_TOTAL_TIME_ENABLED is set,
+ * -ENODATA otherwise. */
+int dp_perf_read_time_enabled(uint64_t read_format, const uint64_t *values, size_t n_words, uint64_t *time_enabled);

@@ -42,5 +42,15 @@ uint64_t dp_perf_ring_begin(struct dp_perf_ring *ring);
  * dp_perf_ring_end() (in the ring) or the next call (when copied to scratch). */
 const struct perf_event_header *dp_perf_ring_next(struct dp_perf_ring *ring, int *err);
 
+/* A run of consecutive records, each of @type and @size bytes (a multiple of
+ * 8), that lie whole and in order in the ring from the read position without
+ * wrapping: returns the first and sets *@n to their number, having read past
+ * them.  NULL with *@n = 0 when the next record is not one of them, none is
+ * left or the snapshot is corrupt: dp_perf_ring_next() then takes it (and
+ * judges it).  Fixed-size samples come in long runs, which the caller can
+ * decode in place without a call per record. */
+const struct perf_event_header *dp_perf_ring_next_run(struct dp_perf_ring *ring, uint32_t type, uint16_t size,
+                                                      size_t *n);
+
 /* Give the consumed bytes back to the kernel (store-release data_tail). */
 void dp_perf_ring_end(struct dp_perf_ring *ring);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "damon-perfd/capture-source.h"
 #include "damon-perfd/counters.h"
 #include "damon-perfd/perf-data.h"
 #include "damon-perfd/source.h"
@@ -28,11 +29,37 @@ struct dp_replay;
 /* Called for every sample the tracker takes, with what it made of it. */
 typedef void (*dp_replay_sample_fn)(const struct dp_sample *s, void *userdata);
 
-/* @source NULL: decode the kernel-filled fields (ADDR, PHYS_ADDR, DATA_SRC,
- * WEIGHT), right for page-fault, PEBS and IBS captures alike. */
+/* The decode of kernel-filled fields only (ADDR, PHYS_ADDR, DATA_SRC,
+ * WEIGHT), for events of no source we know; named "capture". */
+extern const struct dp_source dp_replay_generic_source;
+
+/* @source NULL: dp_replay_generic_source, right for page-fault, PEBS and
+ * kernel-filled IBS captures alike.  It decodes every event that has no
+ * source of its own (dp_replay_set_attr_source()). */
 int dp_replay_new(const struct dp_source *source, struct dp_tracker *tracker, bool phys,
                   struct dp_replay **ret);
 struct dp_replay *dp_replay_free(struct dp_replay *rp);
+
+/* Decodes the records of attr @index with @source (NULL: the replay's own).
+ * A source with an AUX format (ARM SPE) takes the capture's AUX data.
+ * Set before the first pass. */
+int dp_replay_set_attr_source(struct dp_replay *rp, size_t index, const struct dp_source *source);
+
+/* What the decoders may need of the machine that took the capture (copied;
+ * NULL: nothing known), e.g. from dp_capture_source_context(). */
+void dp_replay_set_source_context(struct dp_replay *rp, const struct dp_source_context *context);
+
+/* Called by dp_replay_use_capture_sources() with each attr's choice. */
+typedef void (*dp_replay_choice_fn)(size_t index, const struct dp_capture_choice *choice, void *userdata);
+
+/* Every attr's source as dp_capture_choose() picks it, and the context the
+ * capture's HEADER_CPUID gives.  Returns the first access event's source
+ * (dp_replay_generic_source when it has none of its own) in *@ret_primary
+ * (may be NULL); -ENOENT (and the generic source) for a capture without an
+ * access event.  Malformed PMU mappings are no error: the choice is then
+ * made without them, and its reason says so. */
+int dp_replay_use_capture_sources(struct dp_replay *rp, const struct dp_perf_data *data, dp_replay_choice_fn fn,
+                                  void *userdata, const struct dp_source **ret_primary);
 
 void dp_replay_set_sample_hook(struct dp_replay *rp, dp_replay_sample_fn fn, void *userdata);
 

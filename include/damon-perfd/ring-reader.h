@@ -58,6 +58,9 @@ struct dp_ring_reader {
         bool want_phys;                 /* samples without a physical address are inv_phys */
         struct dp_counter_values counters; /* reader-owned totals; the caller publishes them */
         struct dp_ring_reader_aux aux;  /* AUX sources only */
+        /* What the source's decode may need of the machine (IBS errata); NULL
+         * after dp_ring_reader_init(), see dp_ring_reader_set_context(). */
+        const struct dp_source_context *context;
 };
 
 /* The sampling-layer outcome of one decoded sample: DP_C_VALID, DP_C_ADDR_ZERO,
@@ -75,6 +78,12 @@ static inline enum dp_counter dp_sample_classify(const struct dp_sample *s, bool
 
 int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *attr,
                         const struct dp_source *source, struct dp_spsc *queue, uint16_t cpu, bool want_phys);
+
+/* The context samples are decoded in (dp_source_decode()), which must
+ * outlive the reader; NULL for none.  Set once, after init: it costs
+ * nothing per sample beyond a test on the paths that call the source's
+ * decode (never the in-place decode of kernel-filled fields). */
+void dp_ring_reader_set_context(struct dp_ring_reader *r, const struct dp_source_context *context);
 
 /* One sample already parsed (from a ring or a perf.data file), counted as a
  * callback by the caller: decode, classify, queue.  The queue is published by
@@ -109,6 +118,14 @@ int dp_ring_reader_attach_aux(struct dp_ring_reader *r, struct perf_event_mmap_p
  * record's sample_id time, used for samples without a converted timestamp.
  * Publishing the queue is the caller's, as for take_sample. */
 void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_record *aux, uint64_t time);
+
+/* AUX bytes the caller holds rather than an attached area (the payload of a
+ * perf.data PERF_RECORD_AUXTRACE), decoded as SPE with @ctx through the same
+ * path as take_aux, up to @max_records records.  Returns the bytes consumed:
+ * @seg->size, or less when it stopped at a record boundary after
+ * @max_records (call again with the rest, at @seg->offset + that). */
+size_t dp_ring_reader_take_spe_bytes(struct dp_ring_reader *r, const struct dp_aux_segment *seg,
+                                     const struct dp_spe_context *ctx, size_t max_records);
 
 /* Handles every record available now, publishes the queued samples in one
  * batch and returns the ring space to the kernel.  Returns the number of

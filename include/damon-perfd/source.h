@@ -17,6 +17,7 @@
 
 #include "damon-perfd/macro.h"
 
+#include "damon-perfd/decode-ibs.h"
 #include "damon-perfd/perf-record.h"
 #include "damon-perfd/sample.h"
 
@@ -48,6 +49,13 @@ struct dp_source_options {
         uint32_t aux_pages;             /* SPE: AUX area pages, a power of two >= 2; 0 = default */
 };
 
+/* What a decoder may need to know of the machine its samples come from:
+ * live, the daemon's own CPU (/proc/cpuinfo, read once at start); in replay,
+ * the capture's HEADER_CPUID.  Zero-initialised means "nothing known". */
+struct dp_source_context {
+        struct dp_ibs_cpu ibs_cpu;      /* IBS errata (family/model); zero: none apply */
+};
+
 struct dp_source {
         const char *name;               /* configuration name, e.g. "pagefault" */
         const char *pmu;                /* PMU name as in /sys/bus/event_source/devices */
@@ -66,7 +74,20 @@ struct dp_source {
         /* AUX sources: how to read the AUX area their PERF_RECORD_AUX records
          * announce (the ring reader decodes it; see dp_ring_reader_attach_aux()). */
         enum dp_aux_format aux_format;
+        /* Optional: decode given a context (dp_source_decode()); sources whose
+         * decode depends on the CPU model (IBS errata) have it. */
+        int (*decode_in_context)(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                                 struct dp_sample *out);
 };
+
+/* source->decode, or decode_in_context when the source has one and there is
+ * a @context (NULL: none). */
+static inline int dp_source_decode(const struct dp_source *source, const struct dp_source_context *context,
+                                   const struct dp_perf_sample *ps, struct dp_sample *out) {
+        if (context && source->decode_in_context)
+                return source->decode_in_context(ps, context, out);
+        return source->decode(ps, out);
+}
 
 extern const struct dp_source dp_source_pagefault;
 extern const struct dp_source dp_source_ibs;    /* AMD IBS op (lib/source-ibs.c) */
@@ -84,7 +105,7 @@ int dp_source_build_events(const struct dp_source *source, const struct dp_sourc
                            struct dp_event_plan *plan);
 
 /* Fields every source sets the same way: disabled at open, sample_id_all,
- * CLOCK_MONOTONIC timestamps, watermark wakeups, PERF_FORMAT_LOST. */
+ * CLOCK_MONOTONIC timestamps, watermark wakeups, PERF_FORMAT_LOST and TOTAL_TIME_ENABLED. */
 void dp_source_attr_common(const struct dp_source_options *options, struct perf_event_attr *attr);
 
 /* Generic decode of kernel-filled fields (ADDR, PHYS_ADDR, DATA_SRC, WEIGHT). */
@@ -97,6 +118,11 @@ int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *
  * result.  -EBADMSG for a malformed record, else what decode returns. */
 int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
                             const struct perf_event_header *h, struct dp_sample *out);
+
+/* The same through dp_source_decode() with @context (may be NULL). */
+int dp_source_decode_record_in_context(const struct dp_source *source, const struct dp_source_context *context,
+                                       const struct dp_perf_layout *layout, const struct perf_event_header *h,
+                                       struct dp_sample *out);
 
 /* data_src of samples whose source has nothing to say: every field "not available". */
 #define DP_DATA_SRC_NA                                                                  \

@@ -120,6 +120,10 @@ uint64_t dp_tracker_nr_aggregations(const struct dp_tracker *t);
 /* When the current aggregation began, in the ticks' time: right after an
  * aggregation, the end of the one just completed.  0 before the first tick. */
 uint64_t dp_tracker_window_start_ns(const struct dp_tracker *t);
+/* The earliest time, in the ticks' time, at which dp_tracker_tick() closes
+ * the current aggregation: what a caller that ticks only when something is
+ * due sleeps until.  0 before the first tick. */
+uint64_t dp_tracker_aggregation_due_ns(const struct dp_tracker *t);
 /* Aggregations where a target could not grow its arrays to split. */
 uint64_t dp_tracker_split_failures(const struct dp_tracker *t);
 

@@ -447,9 +447,348 @@ case_attach() {
         damon_reset
 }
 
+# ---- faults: CPU hotplug and DAMON under the daemon's feet ----
+
+# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (tried every 0.2 s).
+wait_for() {
+        limit=$(($1 * 5))
+        shift
+        for _ in $(seq "$limit"); do
+                "$@" && return 0
+                sleep 0.2
+        done
+        return 1
+}
+
+# The daemon's counters now, one Prometheus line each, in /run/metrics.
+snap_metrics() {
+        damonctl stats --prometheus > /run/metrics 2> /run/metrics.err
+}
+
+# metric NAME CPU: a per-CPU value of the last snap_metrics (-1 if missing).
+metric() {
+        awk -v want="damon_perfd_$1{cpu=\"$2\"}" '$1 == want { print $2; found = 1 } END { if (!found) print -1 }' \
+                /run/metrics
+}
+
+# cpu_state CPU: its state in the last snap_metrics.
+cpu_state() {
+        awk -v prefix="damon_perfd_cpu_state{cpu=\"$1\",state=\"" \
+                'index($1, prefix) == 1 && $2 == 1 { s = substr($1, length(prefix) + 1); sub(/".*/, "", s); print s }' \
+                /run/metrics
+}
+
+# What does not add up in the last snap_metrics, CPU by CPU (nothing when all
+# does): the layer sums of the counters (README: "Pipeline and counters").
+reconcile() {
+        awk '
+        $1 ~ /^damon_perfd_[a-z_]+\{cpu="[0-9]+"\}$/ {
+                name = $1; sub(/^damon_perfd_/, "", name); sub(/\{.*/, "", name); sub(/_total$/, "", name)
+                cpu = $1; sub(/.*cpu="/, "", cpu); sub(/".*/, "", cpu)
+                v[cpu "," name] = $2; cpus[cpu] = 1
+        }
+        function at(c, n) { return v[c "," n] + 0 }
+        END {
+                for (c in cpus) {
+                        n++
+                        if (at(c, "valid") + at(c, "null") + at(c, "addr_zero") + at(c, "kernel") + at(c, "inv_phys") != at(c, "callback"))
+                                print "CPU" c ": valid + null + addr_zero + kernel + inv_phys != callback"
+                        if (at(c, "enqueue") + at(c, "overflow") != at(c, "valid"))
+                                print "CPU" c ": enqueue + overflow != valid"
+                        if (at(c, "dequeue") + at(c, "in_flight") != at(c, "enqueue"))
+                                print "CPU" c ": dequeue + in_flight != enqueue"
+                        if (at(c, "match") + at(c, "miss_tgid") + at(c, "miss_region") + at(c, "miss_bound") != at(c, "dequeue"))
+                                print "CPU" c ": match + miss_tgid + miss_region + miss_bound != dequeue"
+                }
+                if (n == 0)
+                        print "no per-CPU counters"
+        }' /run/metrics
+}
+
+# expect_serving_and_reconciling WHEN: damonctl stats answers and its counters add up.
+expect_serving_and_reconciling() {
+        if snap_metrics; then
+                pass "damonctl stats answers $1"
+        else
+                fail "damonctl stats answers $1" "$(head -n 1 /run/metrics.err)"
+        fi
+        broken=$(reconcile)
+        expect "the counters reconcile $1" "$broken" [ -z "$broken" ]
+}
+
+# cpu1_is STATE [STEP]: CPU 1's state (and failed step) per damonctl cpus --json.
+cpu1_is() {
+        damonctl cpus --json 2>/dev/null | tr -d ' \n' > /run/cpus.json
+        grep -qF "{\"cpu\":1,\"state\":\"$1\",\"failed_step\":${2:+\"$2\"}" /run/cpus.json
+}
+
+counter_above() {
+        snap_metrics && [ "$(metric "$1" "$2")" -gt "$3" ]
+}
+
+cpu1_reopened() {
+        snap_metrics && [ "$(metric create_total 1)" -ge "$1" ] && [ "$(cpu_state 1)" = RUNNING ]
+}
+
+set_cpu1_online() {
+        write_file "$1" /sys/devices/system/cpu/cpu1/online
+}
+
+# The kernel breaks a pinned task's affinity when its CPU goes: pin the
+# workload to CPU 1 again, so that CPU 1 has samples to count.
+pin_workload_to_cpu1() {
+        taskset -p 2 "$wl_pid" > /dev/null 2>&1
+}
+
+# CPU hotplug, in this guest only (never on a real machine): CPU 1 goes
+# offline and comes back, once slowly and once faster than the daemon's
+# once-a-second look at the online CPUs.
+case_hotplug() {
+        case=hotplug case_failed=0
+        damon_reset
+        start_daemon "$CONF/hotplug.conf"
+        start_workload
+        pin_workload_to_cpu1
+        wait_for 10 counter_above callback_total 1 0
+        expect "both CPUs are RUNNING, CPU 1 counting" "cpu0 $(cpu_state 0), cpu1 $(cpu_state 1) with $(metric callback_total 1) callbacks" \
+                [ "$(cpu_state 0)" = RUNNING -a "$(cpu_state 1)" = RUNNING -a "$(metric callback_total 1)" -gt 0 ]
+
+        why=$(set_cpu1_online 0)
+        expect "CPU 1 goes offline" "$why; online: $(cat /sys/devices/system/cpu/online)" \
+                [ "$(cat /sys/devices/system/cpu/online)" = 0 ]
+        wait_for 5 cpu1_is ERROR offline
+        expect "CPU 1 leaves RUNNING: ERROR at offline, ENODEV" "$(cat /run/cpus.json)" \
+                grep -q '"cpu":1,"state":"ERROR","failed_step":"offline","errno":19' /run/cpus.json
+        snap_metrics
+        cb0=$(metric callback_total 0) cb1=$(metric callback_total 1)
+        sleep 1.5
+        snap_metrics
+        expect "CPU 0 keeps RUNNING and counting" "cpu0 $(cpu_state 0), callbacks $cb0 -> $(metric callback_total 0)" \
+                [ "$(cpu_state 0)" = RUNNING -a "$(metric callback_total 0)" -gt "$cb0" ]
+        expect "CPU 1 counts nothing while offline" "callbacks $cb1 -> $(metric callback_total 1)" \
+                [ "$(metric callback_total 1)" = "$cb1" ]
+        expect_serving_and_reconciling "with CPU 1 offline"
+        expect "the log names CPU 1 going offline once" "$(grep -c 'CPU1: .*ERROR at offline' "$daemon_log") lines" \
+                [ "$(grep -c 'CPU1: .*ERROR at offline' "$daemon_log")" = 1 ]
+        info "the log: $(grep 'CPU1: .*ERROR at offline' "$daemon_log")"
+
+        why=$(set_cpu1_online 1)
+        pin_workload_to_cpu1
+        wait_for 5 cpu1_is RUNNING
+        expect "CPU 1 returns to RUNNING" "$why; $(cat /run/cpus.json)" cpu1_is RUNNING
+        wait_for 10 counter_above callback_total 1 "$cb1"
+        expect "CPU 1's callbacks grow again, on from where they were" \
+                "callbacks $cb1 -> $(metric callback_total 1), create $(metric create_total 1)" \
+                [ "$(metric callback_total 1)" -gt "$cb1" -a "$(metric create_total 1)" = 2 ]
+        expect "the log says once that CPU 1 is back" "$(grep -c 'CPU1 is online again' "$daemon_log") lines" \
+                [ "$(grep -c 'CPU1 is online again' "$daemon_log")" = 1 ]
+
+        # Offline and back in one go: the online list most likely never shows
+        # it, the event's time_enabled standing still does.
+        cb1=$(metric callback_total 1)
+        why=$(set_cpu1_online 0 && set_cpu1_online 1)
+        pin_workload_to_cpu1
+        wait_for 10 cpu1_reopened 3
+        expect "an offline-online flip between two looks: CPU 1 reopened and RUNNING" \
+                "$why; create $(metric create_total 1), cpu1 $(cpu_state 1)" cpu1_reopened 3
+        if grep -q "CPU1: its perf event stopped counting" "$daemon_log"; then
+                info "the flip was noticed by CPU 1's reader: its event stopped counting"
+        else
+                info "the flip was noticed in the online list"
+        fi
+        wait_for 10 counter_above callback_total 1 "$cb1"
+        expect "CPU 1's callbacks grow after the flip" "callbacks $cb1 -> $(metric callback_total 1)" \
+                [ "$(metric callback_total 1)" -gt "$cb1" ]
+        expect_serving_and_reconciling "after CPU 1 came back twice"
+
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_workload
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+}
+
+# The lines naming a DAMON failure (one per step and errno, by design).
+damon_causes() {
+        grep -E 'DAMON: (.* failed: |kdamond [0-9]+ stopped without us)' "$daemon_log"
+}
+
+# damon_error_count STEP ERRNO: the daemon's count of that failure (0 if none).
+damon_error_count() {
+        n=$(damonctl --json damon 2>/dev/null | tr -d ' \n' |
+            sed -n 's/.*{"step":"'"$1"'","errno":'"$2"',"count":\([0-9]*\)}.*/\1/p')
+        echo "${n:-0}"
+}
+
+# damon_commits: the daemon's count of commits to DAMON.
+damon_commits() {
+        n=$(damonctl --json damon 2>/dev/null | tr -d ' \n' | sed -n 's/.*"commits":\([0-9]*\),.*/\1/p')
+        echo "${n:-0}"
+}
+
+# wait_hints: until the workload's hot area is committed (OWN_WAIT at most).
+wait_hints() {
+        waited=0
+        while [ "$waited" -lt "$OWN_WAIT" ] && running "$daemon_pid" && ! hints_settled; do
+                sleep 1
+                waited=$((waited + 1))
+        done
+        info "waited ${waited}s for the hints"
+}
+
+kdamond_state_is() {
+        [ "$(read_file "$KD/0/state")" = "$1" ]
+}
+
+# Back on with a new kdamond thread and more commits than $1.
+kdamond_restarted() {
+        kdamond_state_is on && [ "$(read_file "$KD/0/pid")" != "$old_kdamond" ] && [ "$(damon_commits)" -gt "$1" ]
+}
+
+# Someone turns the daemon's own kdamond off, twice: the daemon notices,
+# logs it once, turns it on again with its hints each time, and serves.
+case_kdamond_off() {
+        case=kdamond_off case_failed=0
+        damon_reset
+        start_daemon "$CONF/own.conf"
+        start_workload
+        wait_hints
+        expect "the hints settled" "hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" eventually hints_settled
+        for round in 1 2; do
+                commits=$(damon_commits)
+                old_kdamond=$(read_file "$KD/0/pid")
+                why=$(write_file off "$KD/0/state")
+                info "round $round: kdamond $old_kdamond turned off ${why:-fine}, $commits commits so far"
+                wait_for 15 kdamond_restarted "$commits"
+                expect "round $round: the daemon turns its kdamond on again and commits afresh" \
+                        "state $(read_file "$KD/0/state"), pid $old_kdamond -> $(read_file "$KD/0/pid"), commits $commits -> $(damon_commits)" \
+                        eventually kdamond_restarted "$commits"
+        done
+        expect "the workload is its target again" "pid_targets: $(cat "$CTX"/targets/*/pid_target 2>/dev/null | tr '\n' ' ')" \
+                eventually find_target_found
+        expect "the log names the stop once, though it happened twice" \
+                "$(grep -c 'kdamond 0 stopped without us' "$daemon_log") lines" \
+                [ "$(grep -c 'kdamond 0 stopped without us' "$daemon_log")" = 1 ]
+        count=$(damon_error_count kdamond-stopped 3)
+        expect "damonctl damon counts both stops" "count $count" [ "$count" -ge 2 ]
+        expect "no DAMON failure is logged twice" "$(damon_causes | sort | uniq -d)" [ -z "$(damon_causes | sort | uniq -d)" ]
+        expect_serving_and_reconciling "after the kdamond was turned off twice"
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        nr=$(read_file "$KD/nr_kdamonds") state=$(read_file "$KD/0/state")
+        expect "the kdamond is off or gone after stop" "nr_kdamonds=$nr, state=$state" [ "$nr" = 0 -o "$state" = off ]
+        stop_workload
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+}
+
+# DAMON holds no exited process: the kdamond is off, or its target is alive
+# and not the one that exited.
+no_exited_target() {
+        kdamond_state_is off && return 0
+        pid=$(read_file "$CTX/targets/0/pid_target")
+        [ "$pid" != "$exited_pid" ] && [ -d "/proc/$pid" ]
+}
+
+tracker_dropped_exited() {
+        damonctl --json targets 2>/dev/null | tr -d ' \n' > /run/targets.json &&
+        ! grep -q '"pid":'"$exited_pid"',' /run/targets.json
+}
+
+# The hinted workload, the kdamond's only target, exits: 6.12's kdamond
+# stops by itself; the daemon drops the process, says so once, serves on,
+# and the next workload gets its hints.
+case_target_exit() {
+        case=target_exit case_failed=0
+        damon_reset
+        start_daemon "$CONF/faults.conf"
+        start_workload
+        wait_hints
+        expect "the hints settled" "hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" eventually hints_settled
+        exited_pid=$wl_pid
+        stop_workload
+        wait_for 10 tracker_dropped_exited
+        expect "the tracker drops the exited workload" "$(cat /run/targets.json)" tracker_dropped_exited
+        wait_for 5 no_exited_target
+        expect "DAMON keeps no exited target" "state $(read_file "$KD/0/state"), pid_target $(read_file "$CTX/targets/0/pid_target")" \
+                eventually no_exited_target
+        # The daemon looks at its kdamond every hint interval.
+        wait_for 5 grep -q 'kdamond 0 stopped without us' "$daemon_log"
+        expect "the log says once that the kdamond stopped" "$(grep -c 'kdamond 0 stopped without us' "$daemon_log") lines" \
+                [ "$(grep -c 'kdamond 0 stopped without us' "$daemon_log")" = 1 ]
+        expect_serving_and_reconciling "after the target exited"
+
+        start_workload
+        wait_hints
+        expect "the next workload gets its hints: kdamond on, its hot area committed" \
+                "state $(read_file "$KD/0/state"), hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" \
+                eventually hints_settled
+        expect "no DAMON failure is logged twice" "$(damon_causes | sort | uniq -d)" [ -z "$(damon_causes | sort | uniq -d)" ]
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_workload
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+}
+
+min_one_and_off() {
+        [ "$(read_file "$min_file")" = 1 ] && kdamond_state_is off
+}
+
+refused_at_least() {
+        [ "$(damon_error_count commit 22)" -ge "$1" ]
+}
+
+# A real refusal by the kernel: with min_nr_regions 1 in the daemon's
+# kdamond (DAMON wants at least 3), turning it on fails with EINVAL.  The
+# daemon logs it once with the file and errno, backs off, and recovers once
+# the value is fixed.
+case_sysfs_error() {
+        case=sysfs_error case_failed=0
+        damon_reset
+        start_daemon "$CONF/faults.conf"
+        start_workload
+        wait_hints
+        expect "the hints settled" "hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" eventually hints_settled
+        min_file=$CTX/monitoring_attrs/nr_regions/min
+        saved_min=$(read_file "$min_file")
+        why=$(write_file 1 "$min_file" && write_file off "$KD/0/state")
+        expect "min_nr_regions is 1 and the kdamond off" "${why:-min $(read_file "$min_file"), state $(read_file "$KD/0/state")}" \
+                min_one_and_off
+        refused="DAMON: commit failed: $KD/0/state: Invalid argument"
+        tried=$(date +%s)
+        wait_for 10 grep -qF "$refused" "$daemon_log"
+        # A second try comes 2 s after the first, as the backoff has it.
+        wait_for 8 refused_at_least 2
+        count=$(damon_error_count commit 22) elapsed=$(($(date +%s) - tried))
+        info "$count refusals in ${elapsed}s; the log: $(grep -F 'DAMON: commit failed' "$daemon_log")"
+        expect "the kernel's refusal is logged once, with the file and errno" \
+                "$(grep -cF "$refused" "$daemon_log") lines; DAMON lines: $(damon_causes | tr '\n' '|')" \
+                [ "$(grep -cF "$refused" "$daemon_log")" = 1 ]
+        expect "the daemon retries and counts every refusal" "count $count" [ "$count" -ge 2 ]
+        # Without a backoff it would try every 500 ms.
+        expect "the daemon backs off" "$count tries in ${elapsed}s" [ "$count" -le $((elapsed / 2 + 2)) ]
+        expect "the kdamond stays off meanwhile" "state $(read_file "$KD/0/state")" kdamond_state_is off
+        expect_serving_and_reconciling "while DAMON refuses"
+
+        why=$(write_file "$saved_min" "$min_file")
+        info "min_nr_regions back to $saved_min ${why}"
+        wait_for 20 hints_settled
+        expect "the daemon recovers once the value is fixed: kdamond on, hints committed" \
+                "state $(read_file "$KD/0/state"), hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" \
+                eventually hints_settled
+        expect "no DAMON failure is logged twice" "$(damon_causes | sort | uniq -d)" [ -z "$(damon_causes | sort | uniq -d)" ]
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_workload
+        [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        damon_reset
+}
+
 case_boot
 case_own
 case_foreign
 case_attach
+case_hotplug
+case_kdamond_off
+case_target_exit
+case_sysfs_error
 echo "DP-QEMU: DONE"
 poweroff -f

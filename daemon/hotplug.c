@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "damon-perfd/cpu-hotplug.h"
+#include "damon-perfd/cpu-list.h"
+#include "damon-perfd/macro.h"
+#include "damon-perfd/proc-parse.h"
+#include "hotplug.h"
+#include "log.h"
+
+#define ONLINE_PATH "/sys/devices/system/cpu/online"
+#define ONLINE_ENV "DAMON_PERFD_TEST_CPU_ONLINE"
+
+struct hotplug {
+        const char *path;
+        bool unreadable;                /* logged once until it can be read again */
+        struct dp_cpu_list list;
+        bool online[DP_CPU_MAX];
+};
+
+int hotplug_new(struct hotplug **ret) {
+        const char *injected = secure_getenv(ONLINE_ENV);
+        struct hotplug *h;
+
+        h = calloc(1, sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        h->path = ONLINE_PATH;
+        if (injected && *injected) {
+                h->path = injected;
+                log_warning("TEST INJECTION (%s): the online CPUs are read from %s, not %s", ONLINE_ENV, injected,
+                            ONLINE_PATH);
+        }
+        *ret = h;
+        return 0;
+}
+
+void hotplug_free(struct hotplug *h) {
+        free(h);
+}
+
+static int read_online(struct hotplug *h) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r;
+
+        r = dp_read_file(h->path, &text, &len);
+        if (r < 0)
+                return r;
+        r = dp_cpu_list_parse(text, &h->list);
+        if (r < 0)
+                return r;
+        memset(h->online, 0, sizeof(h->online));
+        for (size_t i = 0; i < h->list.n; i++)
+                h->online[h->list.cpu[i]] = true;
+        return 0;
+}
+
+void hotplug_check(struct hotplug *h, struct sampler *samplers, size_t n, const struct sampler_options *options) {
+        int r;
+
+        r = read_online(h);
+        if (r < 0) {
+                if (!h->unreadable)
+                        log_warning("cannot read the online CPUs from %s: %s; CPU hotplug goes unnoticed meanwhile",
+                                    h->path, strerror(-r));
+                h->unreadable = true;
+                return;
+        }
+        if (h->unreadable)
+                log_info("the online CPUs can be read from %s again", h->path);
+        h->unreadable = false;
+
+        for (size_t i = 0; i < n; i++) {
+                struct sampler *s = &samplers[i];
+                bool online = s->cpu >= 0 && s->cpu < DP_CPU_MAX && h->online[s->cpu];
+
+                /* A reader that ended by itself (its event detached) leaves dead fds behind. */
+                sampler_reap(s);
+                switch (dp_hotplug_decide(online, dp_cpu_get_status(s->stats))) {
+                case DP_HOTPLUG_CLOSE:
+                        sampler_offline(s);
+                        break;
+                case DP_HOTPLUG_REOPEN:
+                        log_info("CPU%d is online again: reopening its sampler", s->cpu);
+                        (void) sampler_retry(s, options);
+                        break;
+                case DP_HOTPLUG_KEEP:
+                        break;
+                }
+        }
+}

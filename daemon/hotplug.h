@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * CPU hotplug, from the event loop: once a second it reads the online CPUs
+ * from /sys/devices/system/cpu/online, closes the sampler of each configured
+ * CPU that went offline and opens it again when the CPU is back
+ * (damon-perfd/cpu-hotplug.h tells what the kernel does to the events and
+ * how the readers catch a CPU that was back before the next look).  CPUs that
+ * were never configured are ignored.
+ *
+ * Why a look at the list rather than the kernel's uevents ("offline@/devices/
+ * system/cpu/cpuN" on NETLINK_KOBJECT_UEVENT, which arrive without udevd, as
+ * the qemu guest shows): the unit runs with PrivateNetwork= and
+ * RestrictAddressFamilies=AF_UNIX, where no netlink socket can be opened and
+ * no uevent reaches the daemon's network namespace.  The read is a few bytes
+ * of sysfs a second, and works wherever the daemon does.
+ *
+ * Test-only: DAMON_PERFD_TEST_CPU_ONLINE=PATH reads the list from PATH
+ * instead (logged loudly), so that tests on a real machine can take a CPU
+ * "offline" without touching the machine's CPUs.
+ */
+
+#include <stddef.h>
+
+#include "sampler.h"
+
+struct hotplug;
+
+int hotplug_new(struct hotplug **ret);
+void hotplug_free(struct hotplug *h);
+
+/* One look at the online CPUs, acting on @samplers (the configured CPUs). */
+void hotplug_check(struct hotplug *h, struct sampler *samplers, size_t n, const struct sampler_options *options);

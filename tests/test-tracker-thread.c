@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The daemon's tracker thread (daemon/tracker-thread.c) against queues this
+ * test fills by hand: between aggregations it sleeps rather than polls, a
+ * queue past half full wakes it at once, and stop does not wait for its
+ * sleep to end.  The intervals are set long (a second), so that "at once"
+ * and "asleep" are hundreds of milliseconds apart even on a busy machine.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "damon-perfd/config.h"
+#include "tracker-thread.h"
+
+#include "check-main.h"
+
+#define QUEUE 1024
+
+struct rig {
+        struct dp_config config;
+        struct sampler samplers[2];
+        struct dp_cpu_stats *stats;
+        struct tracker_thread *tt;
+        uint8_t area[64 * 4096];
+};
+
+static double now_s(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s) {
+        nanosleep(&(struct timespec) { (time_t) s, (long) ((s - (double) (time_t) s) * 1e9) }, NULL);
+}
+
+static struct rig *rig_start(void) {
+        struct rig *r = calloc(1, sizeof(*r));
+
+        ck_assert_ptr_nonnull(r);
+        r->stats = aligned_alloc(DP_CACHELINE, DP_ARRAY_SIZE(r->samplers) * sizeof(*r->stats));
+        ck_assert_ptr_nonnull(r->stats);
+        memset(r->area, 1, sizeof(r->area));    /* mapped, so that this process has ranges */
+        dp_config_init(&r->config);
+        r->config.target_mode = DP_TARGETS_PIDS;
+        r->config.pids[0] = (uint32_t) getpid();
+        r->config.n_pids = 1;
+        r->config.poll_ms = 1000;
+        r->config.aggr_interval_us = 1000000;
+        r->config.sample_interval_us = 50000;
+        r->config.maps_refresh_us = 2000000;
+        for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++) {
+                dp_cpu_stats_init(&r->stats[i]);
+                r->samplers[i].cpu = (int) i;
+                r->samplers[i].stats = &r->stats[i];
+                atomic_init(&r->samplers[i].tracker_wake_fd, -1);
+                ck_assert_int_eq(dp_spsc_new(QUEUE, &r->samplers[i].queue), 0);
+        }
+        ck_assert_int_eq(tracker_thread_start(&r->config, r->samplers, DP_ARRAY_SIZE(r->samplers), NULL, &r->tt), 0);
+        for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++)
+                ck_assert_int_ge(atomic_load(&r->samplers[i].tracker_wake_fd), 0);
+        return r;
+}
+
+static void rig_free(struct rig *r) {
+        tracker_thread_free(r->tt);
+        for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++) {
+                /* Freed with the thread: no reader may write to it any more. */
+                ck_assert_int_eq(atomic_load(&r->samplers[i].tracker_wake_fd), -1);
+                dp_spsc_free(r->samplers[i].queue);
+        }
+        free(r->stats);
+        free(r);
+}
+
+/* Queues @n samples in the area on sampler @i's queue, as its reader would. */
+static void produce(struct rig *r, size_t i, size_t n) {
+        struct dp_spsc *q = r->samplers[i].queue;
+
+        for (size_t k = 0; k < n; k++) {
+                struct dp_sample s = {
+                        .time = (uint64_t) (now_s() * 1e9),
+                        .vaddr = (uint64_t) (uintptr_t) &r->area[(k * 4096) % sizeof(r->area)],
+                        .pid = (uint32_t) getpid(),
+                        .tid = (uint32_t) getpid(),
+                        .cpu = (uint16_t) i,
+                };
+
+                ck_assert_int_eq(dp_spsc_push(q, &s), 0);
+        }
+        dp_spsc_publish(q);
+}
+
+static size_t depth(struct rig *r, size_t i) {
+        return dp_spsc_depth_producer(r->samplers[i].queue);
+}
+
+/* How long until sampler @i's queue is empty, at most @limit seconds. */
+static double drained_within(struct rig *r, size_t i, double limit) {
+        double t0 = now_s();
+
+        while (depth(r, i) > 0 && now_s() - t0 < limit)
+                sleep_s(0.002);
+        return now_s() - t0;
+}
+
+START_TEST(test_sleeps_until_due) {
+        struct rig *r = rig_start();
+
+        sleep_s(0.1);                           /* past its first pass, asleep */
+        produce(r, 0, QUEUE / 4);               /* below half: nobody wakes it */
+        tracker_thread_wake_if_full(&r->samplers[0]);
+        sleep_s(0.3);
+        ck_assert_uint_eq(depth(r, 0), QUEUE / 4);
+        /* It comes by itself, once the aggregation is due (1 s, plus the lag). */
+        ck_assert_double_lt(drained_within(r, 0, 5), 5);
+        rig_free(r);
+}
+END_TEST
+
+START_TEST(test_half_full_wakes_it) {
+        struct rig *r = rig_start();
+        double took;
+
+        sleep_s(0.1);
+        produce(r, 1, QUEUE / 2 + 1);
+        tracker_thread_wake_if_full(&r->samplers[1]);
+        took = drained_within(r, 1, 5);
+        ck_assert_uint_eq(depth(r, 1), 0);
+        /* Its own sleep would end a second or more later. */
+        ck_assert_msg(took < 0.5, "a queue past half full was drained only after %.3f s", took);
+        rig_free(r);
+}
+END_TEST
+
+START_TEST(test_stop_does_not_wait_out_the_sleep) {
+        struct rig *r = rig_start();
+        double t0;
+
+        sleep_s(0.1);
+        produce(r, 0, 10);
+        t0 = now_s();
+        tracker_thread_stop(r->tt);
+        ck_assert_msg(now_s() - t0 < 0.5, "stop took %.3f s", now_s() - t0);
+        /* Its last pass took what was queued. */
+        ck_assert_uint_eq(depth(r, 0), 0);
+        rig_free(r);
+}
+END_TEST
+
+static Suite *tracker_thread_suite(void) {
+        Suite *s = suite_create("tracker-thread");
+        TCase *tc = tcase_create("core");
+
+        tcase_set_timeout(tc, 30);
+        tcase_add_test(tc, test_sleeps_until_due);
+        tcase_add_test(tc, test_half_full_wakes_it);
+        tcase_add_test(tc, test_stop_does_not_wait_out_the_sleep);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return dp_check_run(tracker_thread_suite());
+}
