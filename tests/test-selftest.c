@@ -204,6 +204,40 @@ START_TEST(test_plumbing_only_cpu_in_error) {
 }
 END_TEST
 
+/* A CPU the kernel took offline is no fault of the pipeline: left out of the
+ * lifecycle counts and named; with every CPU offline nothing could sample. */
+START_TEST(test_offline_cpu_left_out) {
+        struct fixture f;
+        char why[1024];
+
+        fixture_init(&f, true);
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "offline", ENODEV };
+        ck_assert_int_eq(judge(&f, why, sizeof(why)), DP_SELFTEST_FULLY_INTEGRATED);
+        ck_assert_int_eq(find(&f.r, "running")->result, DP_SELFTEST_PASS);
+        ck_assert(!find(&f.r, "running")->partial);
+        ck_assert_str_eq(find(&f.r, "running")->reason, "1/1 CPUs reached RUNNING; 1 offline CPU left out");
+        fixture_done(&f);
+
+        /* Beside a CPU that failed for real, only that one is named. */
+        fixture_init(&f, true);
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "offline", ENODEV };
+        f.cpus[0] = (struct dp_selftest_cpu) { 0, "ERROR", "create", EACCES };
+        ck_assert_int_eq(judge(&f, why, sizeof(why)), DP_SELFTEST_UNUSABLE);
+        ck_assert_int_eq(find(&f.r, "created")->result, DP_SELFTEST_FAIL);
+        ck_assert_str_eq(find(&f.r, "created")->reason, "0/1 CPUs reached CREATED (the furthest: UNINIT); not: "
+                                                        "CPU0 ERROR at create (Permission denied); 1 offline CPU left out");
+        fixture_done(&f);
+
+        fixture_init(&f, true);
+        f.cpus[0] = (struct dp_selftest_cpu) { 0, "ERROR", "offline", ENODEV };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "offline", ENODEV };
+        judge(&f, why, sizeof(why));
+        ck_assert_int_eq(find(&f.r, "running")->result, DP_SELFTEST_FAIL);
+        ck_assert_str_eq(find(&f.r, "running")->reason, "every sampled CPU is offline");
+        fixture_done(&f);
+}
+END_TEST
+
 /* DAMON owned but nothing read back: a DAMON failure, not an unusable pipeline. */
 START_TEST(test_plumbing_only_damon_not_read_back) {
         struct fixture f;
@@ -524,6 +558,7 @@ int main(void) {
         tcase_add_test(tc, test_fully_integrated);
         tcase_add_test(tc, test_plumbing_only_software_control);
         tcase_add_test(tc, test_plumbing_only_cpu_in_error);
+        tcase_add_test(tc, test_offline_cpu_left_out);
         tcase_add_test(tc, test_plumbing_only_damon_not_read_back);
         tcase_add_test(tc, test_plumbing_only_layer0_failure);
         tcase_add_test(tc, test_unusable_no_samples);
