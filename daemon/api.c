@@ -166,10 +166,14 @@ static int damon_view_to_json(const struct damon_view *v, void *userdata) {
                 json_object_set_new(o, "kdamond", json_integer(v->kdamond));
                 json_object_set_new(o, "context", json_integer(v->context));
         }
-        for (size_t i = 0; i < v->nr_causes; i++)
-                json_array_append_new(errors, json_pack("{s:s,s:i,s:I}", "step", v->causes[i].step,
-                                                        "errno", v->causes[i].error,
-                                                        "count", (json_int_t) v->causes[i].count));
+        for (size_t i = 0; i < v->nr_causes; i++) {
+                json_t *e = json_pack("{s:s,s:i,s:I}", "step", v->causes[i].step, "errno", v->causes[i].error,
+                                      "count", (json_int_t) v->causes[i].count);
+
+                if (e && v->causes[i].path[0])
+                        json_object_set_new(e, "path", json_string(v->causes[i].path));
+                json_array_append_new(errors, e);
+        }
         for (size_t i = 0; i < v->nr_targets; i++)
                 json_array_append_new(targets, json_integer(v->targets[i]));
         for (size_t i = 0; i < v->nr_rows; i++) {

@@ -88,6 +88,7 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
         if (!c && v->nr_causes < DAMON_VIEW_MAX_CAUSES) {
                 c = &v->causes[v->nr_causes++];
                 snprintf(c->step, sizeof(c->step), "%s", step);
+                snprintf(c->path, sizeof(c->path), "%s", path);
                 c->error = error;
         }
         if (c && c->count++ == 0)

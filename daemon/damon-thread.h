@@ -30,6 +30,7 @@ struct damon_cause {
         char step[32];          /* "start", "commit", "quota-goal", "read-back", "kdamond-off", ... */
         int error;              /* positive errno */
         uint64_t count;
+        char path[256];         /* the sysfs file of its first failure, "" if none was named */
 };
 
 /* What the thread publishes: its role, its counters, and DAMON's regions

@@ -111,10 +111,10 @@ static json_t *damon_view_json(bool broken) {
                                                          "damon_nr_accesses", 18 - 16 * i, "damon_age", 3 + i,
                                                          "pmu_nr_accesses", 20 - 20 * i, "pmu_samples", 640 - 640 * i,
                                                          "pmu_bytes", (json_int_t) 0x100000));
-        return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i}],s:[i],s:i,s:I,s:i,s:o}",
+        return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i,s:s}],s:[i],s:i,s:I,s:i,s:o}",
                          "role", "owned", "reason", "no kdamond existed", "kdamond", 0, "context", 0, "running", 1,
                          "commits", 7, "commits_skipped", 23, "goal_feeds", 0, "read_backs", broken ? -1 : 30,
-                         "errors", "step", "commit", "errno", 16, "count", 2, "targets", 42, "hot_fraction", 5000,
+                         "errors", "step", "commit", "errno", 16, "count", 2, "path", "/sys/kernel/mm/damon/admin/kdamonds/0/state", "targets", 42, "hot_fraction", 5000,
                          "last_commit_usec", (json_int_t) 1700000000000000, "max_nr_accesses", 20,
                          broken ? "regionz" : "regions", regions);
 }
@@ -478,7 +478,8 @@ START_TEST(test_damon_view) {
         assert_contains(r.out, "DAMON: owned, kdamond 0 (on): no kdamond existed\n");
         assert_contains(r.out, "Targets: 42; hot fraction 50.00% (PMU)\n");
         assert_contains(r.out, "Commits: 7 (23 skipped: no material change); quota goal feeds: 0; read-backs: 30\n");
-        assert_contains(r.out, "Failed: commit: Device or resource busy, 2 times\n");
+        assert_contains(r.out, "Failed: commit (/sys/kernel/mm/damon/admin/kdamonds/0/state): Device or resource busy, "
+                               "2 times\n");
         /* DAMON's count and the PMU's side by side, with their bars. */
         assert_contains(r.out, "│ 0x7f0000000000 │ 0x7f0000100000 │ 1.0 MiB │    18 │ █████████  │  20 │ ██████████ │");
         assert_contains(r.out, "2 regions as DAMON reports them");

@@ -338,17 +338,18 @@ static int print_damon_summary(json_t *reply) {
         printf("Commits: %" PRIi64 " (%" PRIi64 " skipped: no material change); quota goal feeds: %" PRIi64
                "; read-backs: %" PRIi64 "\n", commits, skipped, feeds, read_backs);
         json_array_foreach(errors, i, e) {
-                const char *step;
+                const char *step, *path = NULL;
                 int64_t error, count;
                 char where[32];
 
                 snprintf(where, sizeof(where), "errors[%zu]", i);
                 if ((k = ctl_get_string(e, where, "step", &step)) != CTL_EXIT_OK ||
                     (k = ctl_get_int(e, where, "errno", &error)) != CTL_EXIT_OK ||
-                    (k = ctl_get_int(e, where, "count", &count)) != CTL_EXIT_OK)
+                    (k = ctl_get_int(e, where, "count", &count)) != CTL_EXIT_OK ||
+                    (k = ctl_get_optional_string(e, where, "path", &path)) != CTL_EXIT_OK)
                         return k;
-                printf("Failed: %s: %s, %" PRIi64 " time%s\n", step, strerror((int) error), count,
-                       count == 1 ? "" : "s");
+                printf("Failed: %s%s%s%s: %s, %" PRIi64 " time%s\n", step, path ? " (" : "", path ?: "",
+                       path ? ")" : "", strerror((int) error), count, count == 1 ? "" : "s");
         }
         return CTL_EXIT_OK;
 }

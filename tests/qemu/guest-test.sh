@@ -615,7 +615,7 @@ damon_causes() {
 # damon_error_count STEP ERRNO: the daemon's count of that failure (0 if none).
 damon_error_count() {
         n=$(damonctl --json damon 2>/dev/null | tr -d ' \n' |
-            sed -n 's/.*{"step":"'"$1"'","errno":'"$2"',"count":\([0-9]*\)}.*/\1/p')
+            sed -n 's/.*{"step":"'"$1"'","errno":'"$2"',"count":\([0-9]*\)[,}].*/\1/p')
         echo "${n:-0}"
 }
 
@@ -763,6 +763,8 @@ case_sysfs_error() {
                 "$(grep -cF "$refused" "$daemon_log") lines; DAMON lines: $(damon_causes | tr '\n' '|')" \
                 [ "$(grep -cF "$refused" "$daemon_log")" = 1 ]
         expect "the daemon retries and counts every refusal" "count $count" [ "$count" -ge 2 ]
+        shown=$(damonctl damon 2>&1 | grep -F "Failed: commit ($KD/0/state): Invalid argument")
+        expect "damonctl damon names the refused file" "${shown:-$(damonctl damon 2>&1 | grep Failed)}" [ -n "$shown" ]
         # Without a backoff it would try every 500 ms.
         expect "the daemon backs off" "$count tries in ${elapsed}s" [ "$count" -le $((elapsed / 2 + 2)) ]
         expect "the kdamond stays off meanwhile" "state $(read_file "$KD/0/state")" kdamond_state_is off
