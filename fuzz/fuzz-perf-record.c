@@ -283,13 +283,13 @@ static void check_sample(const struct dp_perf_layout *l, const uint8_t *record, 
         memset(&a, 0, sizeof(a));
         memset(&b, 0, sizeof(b));
         a.cpu = b.cpu = 7;
-        ra = dp_source_decode_record(&dp_source_pagefault, l, h, &a);
+        ra = dp_source_decode_record(&dp_source_pagefault, NULL, l, h, &a);
         if (r < 0)
                 rb = r;
         else {
                 if (s.present & PERF_SAMPLE_CPU)
                         b.cpu = (uint16_t) s.cpu;
-                rb = dp_source_decode_generic(&s, &b);
+                rb = dp_source_decode_generic(&s, NULL, &b);
         }
         CHECK(ra == rb);
         CHECK(ra == 0 || ra == -ENODATA || ra == -EBADMSG);
@@ -503,7 +503,7 @@ static void check_ring(const struct perf_event_attr *attr, const struct dp_perf_
                 {
                         uint64_t *copy = fuzz_dup(rec, hdr.size);
 
-                        if (dp_source_decode_record(source, l, (const struct perf_event_header *) copy, &one) == 0 &&
+                        if (dp_source_decode_record(source, NULL, l, (const struct perf_event_header *) copy, &one) == 0 &&
                             dp_sample_classify(&one, want_phys) == DP_C_VALID)
                                 e.valid[e.n_valid++] = one;
                         free(copy);

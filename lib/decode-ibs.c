@@ -440,6 +440,3 @@ int dp_ibs_op_decode(const struct dp_perf_sample *ps, const struct dp_ibs_cpu *c
         return 0;
 }
 
-int dp_ibs_op_decode_default(const struct dp_perf_sample *ps, struct dp_sample *out) {
-        return dp_ibs_op_decode(ps, NULL, out);
-}

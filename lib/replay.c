@@ -275,8 +275,8 @@ static bool sample_where(const struct dp_replay *rp, const struct dp_perf_data_r
                 return true;
         }
 
-        r = l->sample_size ? dp_source_decode_record_in_context(source, context_of(rp), l, rec->header, &s)
-                           : dp_source_decode(source, context_of(rp), &rec->sample, &s);
+        r = l->sample_size ? dp_source_decode_record(source, context_of(rp), l, rec->header, &s)
+                           : source->decode(&rec->sample, context_of(rp), &s);
         if (r < 0 || dp_sample_classify(&s, rp->phys) != DP_C_VALID)
                 return false;
         *pid = rp->phys ? 0 : s.pid;

@@ -50,7 +50,7 @@ void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_s
          * local one so the sample is still classified before it is dropped. */
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
         slot->cpu = (ps->present & PERF_SAMPLE_CPU) ? (uint16_t) ps->cpu : r->cpu;
-        if (dp_source_decode(r->source, r->context, ps, slot) < 0) {
+        if (r->source->decode(ps, r->context, slot) < 0) {
                 r->counters.v[DP_C_NULL]++;
                 return;
         }
@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void take_record(struct dp_ring_rea
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
         slot->cpu = r->cpu;
         if ((in_place ? dp_source_decode_in_place(layout, h, slot)
-                      : dp_source_decode_record_in_context(r->source, r->context, layout, h, slot)) < 0) {
+                      : dp_source_decode_record(r->source, r->context, layout, h, slot)) < 0) {
                 r->counters.v[DP_C_NULL]++;
                 return;
         }

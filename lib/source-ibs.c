@@ -153,9 +153,9 @@ static int ibs_build_attr(const struct dp_source *source, const struct dp_source
 }
 
 /* With the CPU's identity, errata apply (erratum 1293 on early Zen 3). */
-static int ibs_decode_in_context(const struct dp_perf_sample *ps, const struct dp_source_context *context,
-                                 struct dp_sample *out) {
-        return dp_ibs_op_decode(ps, &context->ibs_cpu, out);
+static int ibs_decode(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                      struct dp_sample *out) {
+        return dp_ibs_op_decode(ps, context ? &context->ibs_cpu : NULL, out);
 }
 
 const struct dp_source dp_source_ibs = {
@@ -164,7 +164,6 @@ const struct dp_source dp_source_ibs = {
         .description = "AMD IBS op: precise load/store sampling with data address, source and latency",
         .hardware = true,
         .build_attr = ibs_build_attr,
-        .decode = dp_ibs_op_decode_default,
+        .decode = ibs_decode,
         .build_events = ibs_build_events,
-        .decode_in_context = ibs_decode_in_context,
 };

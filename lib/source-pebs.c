@@ -318,13 +318,19 @@ static int pebs_build_attr(const struct dp_source *source, const struct dp_sourc
         return single_attr(pebs_build_events, source, options, cpu, attr);
 }
 
+static int pebs_decode(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                       struct dp_sample *out) {
+        (void) context;
+        return dp_pebs_decode(ps, out);
+}
+
 const struct dp_source dp_source_pebs = {
         .name = "pebs",
         .pmu = "cpu",
         .description = "Intel PEBS load-latency sampling (mem-loads, optionally mem-stores)",
         .hardware = true,
         .build_attr = pebs_build_attr,
-        .decode = dp_pebs_decode,
+        .decode = pebs_decode,
         .build_events = pebs_build_events,
 };
 

@@ -24,7 +24,9 @@ void dp_source_attr_common(const struct dp_source_options *options, struct perf_
                 attr->wakeup_events = 1;
 }
 
-int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *out) {
+int dp_source_decode_generic(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                             struct dp_sample *out) {
+        (void) context;
         if (!(ps->present & PERF_SAMPLE_ADDR))
                 return -ENODATA;
         dp_source_fill_generic(out, ps->present, ps->addr, ps->pid, ps->tid, ps->time, ps->phys_addr,
@@ -32,9 +34,9 @@ int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *
         return 0;
 }
 
-int dp_source_decode_record_in_context(const struct dp_source *source, const struct dp_source_context *context,
-                                       const struct dp_perf_layout *layout, const struct perf_event_header *h,
-                                       struct dp_sample *out) {
+int dp_source_decode_record(const struct dp_source *source, const struct dp_source_context *context,
+                            const struct dp_perf_layout *layout, const struct perf_event_header *h,
+                            struct dp_sample *out) {
         struct dp_perf_sample ps;
         int r;
 
@@ -46,12 +48,7 @@ int dp_source_decode_record_in_context(const struct dp_source *source, const str
                 return r;
         if (ps.present & PERF_SAMPLE_CPU)
                 out->cpu = (uint16_t) ps.cpu;
-        return dp_source_decode(source, context, &ps, out);
-}
-
-int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
-                            const struct perf_event_header *h, struct dp_sample *out) {
-        return dp_source_decode_record_in_context(source, NULL, layout, h, out);
+        return source->decode(&ps, context, out);
 }
 
 const struct dp_source *dp_source_find(const char *name) {

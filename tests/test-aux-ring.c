@@ -259,8 +259,10 @@ struct fake {
         uint8_t scratch[DP_PERF_RECORD_MAX] __attribute__((aligned(8)));
 };
 
-static int no_decode(const struct dp_perf_sample *ps, struct dp_sample *out) {
+static int no_decode(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                     struct dp_sample *out) {
         (void) ps;
+        (void) context;
         (void) out;
         return -ENODATA;
 }

@@ -724,7 +724,7 @@ START_TEST(test_kernel_filled_only) {
         ps.present &= ~PERF_SAMPLE_ADDR;
         ps.addr = LIN;
         ck_assert_int_eq(dp_ibs_op_decode(&ps, NULL, &s), -ENODATA);
-        ck_assert_int_eq(dp_ibs_op_decode_default(&ps, &s), -ENODATA);
+        ck_assert_int_eq(dp_ibs_op_decode(&ps, NULL, &s), -ENODATA);
 }
 END_TEST
 
@@ -736,7 +736,7 @@ START_TEST(test_decode_default) {
 
         build(&p, &r);
         ps = raw_sample(&p);
-        ck_assert_int_eq(dp_ibs_op_decode_default(&ps, &a), 0);
+        ck_assert_int_eq(dp_ibs_op_decode(&ps, NULL, &a), 0);
         ck_assert_int_eq(dp_ibs_op_decode(&ps, NULL, &b), 0);
         ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
         /* No errata applied: the L2 hit stands. */

@@ -891,8 +891,9 @@ END_TEST
 
 /* A source with the generic decode that is not dp_source_decode_generic
  * itself: dp_source_decode_record() must then parse. */
-static int decode_generic_copy(const struct dp_perf_sample *ps, struct dp_sample *out) {
-        return dp_source_decode_generic(ps, out);
+static int decode_generic_copy(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                               struct dp_sample *out) {
+        return dp_source_decode_generic(ps, context, out);
 }
 
 /* Read in place, a fixed-size sample decodes to exactly what parsing it and
@@ -933,10 +934,10 @@ START_TEST(test_decode_in_place) {
                 ck_assert_int_eq(dp_perf_parse_sample(&l, b.buf, b.len, &ps), 0);
                 if (ps.present & PERF_SAMPLE_CPU)
                         want.cpu = (uint16_t) ps.cpu;
-                rw = dp_source_decode_generic(&ps, &want);
+                rw = dp_source_decode_generic(&ps, NULL, &want);
                 in_place += dp_source_reads_in_place(&dp_source_pagefault, &l, (const void *) b.buf);
-                rg = dp_source_decode_record(&dp_source_pagefault, &l, (const void *) b.buf, &got);
-                rp = dp_source_decode_record(&copy, &l, (const void *) b.buf, &parsed);
+                rg = dp_source_decode_record(&dp_source_pagefault, NULL, &l, (const void *) b.buf, &got);
+                rp = dp_source_decode_record(&copy, NULL, &l, (const void *) b.buf, &parsed);
                 CHECK(rw == rg && rw == rp, "%#" PRIx64 ": %d, %d in place, %d parsed", t, rw, rg, rp);
                 CHECK(memcmp(&want, &got, sizeof(want)) == 0, "%#" PRIx64 ": in place differs", t);
                 CHECK(memcmp(&want, &parsed, sizeof(want)) == 0, "%#" PRIx64 ": parsed differs", t);
@@ -954,7 +955,7 @@ START_TEST(test_decode_in_place) {
                 put_u64(&b, 0);
                 finish(&b);
                 ck_assert(!dp_source_reads_in_place(&dp_source_pagefault, &l, (const void *) b.buf));
-                ck_assert_int_eq(dp_source_decode_record(&dp_source_pagefault, &l, (const void *) b.buf, &out),
+                ck_assert_int_eq(dp_source_decode_record(&dp_source_pagefault, NULL, &l, (const void *) b.buf, &out),
                                  -EBADMSG);
         }
 }

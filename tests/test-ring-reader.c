@@ -196,8 +196,9 @@ START_TEST(test_wrapping_records_and_corrupt_header) {
 }
 END_TEST
 
-static int decode_generic_copy(const struct dp_perf_sample *ps, struct dp_sample *out) {
-        return dp_source_decode_generic(ps, out);
+static int decode_generic_copy(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                               struct dp_sample *out) {
+        return dp_source_decode_generic(ps, context, out);
 }
 
 /* A run of samples taken at once is taken as one by one would: the same

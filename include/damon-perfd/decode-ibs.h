@@ -126,5 +126,3 @@ enum dp_mem_level dp_ibs_op_level(const struct dp_ibs_op_fields *f);
  */
 int dp_ibs_op_decode(const struct dp_perf_sample *ps, const struct dp_ibs_cpu *cpu, struct dp_sample *out);
 
-/* dp_ibs_op_decode() with no errata applied, in the shape of dp_source.decode. */
-int dp_ibs_op_decode_default(const struct dp_perf_sample *ps, struct dp_sample *out);

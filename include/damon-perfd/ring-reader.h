@@ -79,7 +79,7 @@ static inline enum dp_counter dp_sample_classify(const struct dp_sample *s, bool
 int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *attr,
                         const struct dp_source *source, struct dp_spsc *queue, uint16_t cpu, bool want_phys);
 
-/* The context samples are decoded in (dp_source_decode()), which must
+/* The context samples are decoded in (dp_source.decode), which must
  * outlive the reader; NULL for none.  Set once, after init: it costs
  * nothing per sample beyond a test on the paths that call the source's
  * decode (never the in-place decode of kernel-filled fields). */

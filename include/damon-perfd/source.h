@@ -65,8 +65,11 @@ struct dp_source {
         int (*build_attr)(const struct dp_source *source, const struct dp_source_options *options,
                           int cpu, struct perf_event_attr *attr);
         /* Turns one parsed sample into @out (whose cpu the caller has set);
-         * -ENODATA when the record carries no data address. */
-        int (*decode)(const struct dp_perf_sample *ps, struct dp_sample *out);
+         * -ENODATA when the record carries no data address.  @context is what
+         * is known of the machine the sample comes from (IBS errata), NULL
+         * for nothing. */
+        int (*decode)(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                      struct dp_sample *out);
         /* Optional: every event @cpu needs (groups, a second event, an AUX
          * area).  Sources without it open the one event build_attr gives. */
         int (*build_events)(const struct dp_source *source, const struct dp_source_options *options,
@@ -74,20 +77,7 @@ struct dp_source {
         /* AUX sources: how to read the AUX area their PERF_RECORD_AUX records
          * announce (the ring reader decodes it; see dp_ring_reader_attach_aux()). */
         enum dp_aux_format aux_format;
-        /* Optional: decode given a context (dp_source_decode()); sources whose
-         * decode depends on the CPU model (IBS errata) have it. */
-        int (*decode_in_context)(const struct dp_perf_sample *ps, const struct dp_source_context *context,
-                                 struct dp_sample *out);
 };
-
-/* source->decode, or decode_in_context when the source has one and there is
- * a @context (NULL: none). */
-static inline int dp_source_decode(const struct dp_source *source, const struct dp_source_context *context,
-                                   const struct dp_perf_sample *ps, struct dp_sample *out) {
-        if (context && source->decode_in_context)
-                return source->decode_in_context(ps, context, out);
-        return source->decode(ps, out);
-}
 
 extern const struct dp_source dp_source_pagefault;
 extern const struct dp_source dp_source_ibs;    /* AMD IBS op (lib/source-ibs.c) */
@@ -109,20 +99,17 @@ int dp_source_build_events(const struct dp_source *source, const struct dp_sourc
 void dp_source_attr_common(const struct dp_source_options *options, struct perf_event_attr *attr);
 
 /* Generic decode of kernel-filled fields (ADDR, PHYS_ADDR, DATA_SRC, WEIGHT). */
-int dp_source_decode_generic(const struct dp_perf_sample *ps, struct dp_sample *out);
+int dp_source_decode_generic(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                             struct dp_sample *out);
 
 /* One PERF_RECORD_SAMPLE of @layout (@h->size bytes, 8-byte aligned) through
  * @source into @out: the CPU when the record has one (else @out->cpu is left
  * as the caller set it), then source->decode.  For dp_source_decode_generic
  * and a layout of fixed size the fields are read in place, with the very same
  * result.  -EBADMSG for a malformed record, else what decode returns. */
-int dp_source_decode_record(const struct dp_source *source, const struct dp_perf_layout *layout,
-                            const struct perf_event_header *h, struct dp_sample *out);
-
-/* The same through dp_source_decode() with @context (may be NULL). */
-int dp_source_decode_record_in_context(const struct dp_source *source, const struct dp_source_context *context,
-                                       const struct dp_perf_layout *layout, const struct perf_event_header *h,
-                                       struct dp_sample *out);
+int dp_source_decode_record(const struct dp_source *source, const struct dp_source_context *context,
+                            const struct dp_perf_layout *layout, const struct perf_event_header *h,
+                            struct dp_sample *out);
 
 /* data_src of samples whose source has nothing to say: every field "not available". */
 #define DP_DATA_SRC_NA                                                                  \
