@@ -24,6 +24,20 @@
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
 #define BACKOFF_MAX_USEC (60 * 1000000ull)
+/* DAMON's sysfs answers EBUSY while another writer holds its lock (someone
+ * turning a kdamond on or off, another tool's command): that passes in
+ * moments, so it is retried this soon, with no backoff. */
+#define BUSY_RETRY_USEC (200 * 1000ull)
+
+/*
+ * Test-only fault injection, in the manner of DAMON_PERFD_TEST_FAIL_OPEN:
+ * DAMON_PERFD_TEST_DAMON_BUSY=N makes the next N reads of our kdamond's
+ * state file, from the first pass that finds it running, fail with EBUSY, as
+ * the kernel's do while another writer holds DAMON's lock
+ * (tests/test-damon-daemon.c).  Logged loudly, so that nobody takes it for a
+ * real failure.
+ */
+#define DAMON_BUSY_ENV "DAMON_PERFD_TEST_DAMON_BUSY"
 
 /* The layout last committed for one DAMON target. */
 struct committed_target {
@@ -52,6 +66,8 @@ struct damon_thread {
         struct committed_target committed[DAMON_VIEW_MAX_TARGETS];
         size_t nr_committed;
         unsigned failures;              /* in a row, for the backoff */
+        bool busy;                      /* this pass met DAMON's lock held: retry soon */
+        unsigned inject_busy;           /* DAMON_BUSY_ENV reads left */
         bool was_running;
         struct damon_view work;
 
@@ -81,7 +97,10 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
 
         error = error < 0 ? -error : error;
         v->errors++;
-        d->failures++;
+        if (error == EBUSY)
+                d->busy = true;
+        else
+                d->failures++;
         for (size_t i = 0; i < v->nr_causes; i++)
                 if (v->causes[i].error == error && strcmp(v->causes[i].step, step) == 0)
                         c = &v->causes[i];
@@ -93,6 +112,35 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
         }
         if (c && c->count++ == 0)
                 log_damon_error(step, path, error, v->kdamond, c->count);
+}
+
+static int inject_busy(const char *path, bool write, void *userdata) {
+        struct damon_thread *d = userdata;
+        char state[32];
+
+        snprintf(state, sizeof(state), "kdamonds/%u/state", d->decision.kdamond);
+        if (write || d->inject_busy == 0 || !d->was_running || strcmp(path, state) != 0)
+                return 0;
+        d->inject_busy--;
+        return -EBUSY;
+}
+
+static void inject_busy_load(struct damon_thread *d) {
+        const char *value = secure_getenv(DAMON_BUSY_ENV);
+        char *end;
+        unsigned long n;
+
+        if (!value || !*value)
+                return;
+        n = strtoul(value, &end, 10);
+        if (*end || n == 0 || n > 1000) {
+                log_error("TEST INJECTION %s=%s ignored: expected a count from 1 to 1000", DAMON_BUSY_ENV, value);
+                return;
+        }
+        d->inject_busy = (unsigned) n;
+        dp_damon_fs_set_fault(d->fs, inject_busy, d);
+        log_warning("TEST INJECTION (%s): the next %lu reads of our kdamond's state, once it runs, fail with %s",
+                    DAMON_BUSY_ENV, n, strerror(EBUSY));
 }
 
 static void committed_clear(struct damon_thread *d) {
@@ -365,25 +413,29 @@ static void read_back(struct damon_thread *d) {
 }
 
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)
- * every target exited.  Owned, the next commit turns it on again. */
-static void check_running(struct damon_thread *d) {
+ * every target exited.  Owned, the next commit turns it on again.  A state
+ * that cannot be read tells nothing: what was known stays, so that a stop
+ * behind it is still noticed, and the pass ends there. */
+static int check_running(struct damon_thread *d) {
         bool running = false;
         int r;
 
         if (!d->have_state) {
                 d->work.running = false;
-                return;
+                return 0;
         }
         r = dp_damon_kdamond_running(d->fs, d->decision.kdamond, &running);
         if (r < 0) {
                 note_failure(d, "state", r);
-                running = false;
-        } else if (!running && d->was_running)
+                return r;
+        }
+        if (!running && d->was_running)
                 note_failure(d, DAMON_STEP_STOPPED, ESRCH);
         d->work.running = running;
         d->was_running = running;
         if (!running)
                 committed_clear(d);     /* so that the next pass writes everything again */
+        return 0;
 }
 
 static void pass(struct damon_thread *d) {
@@ -391,8 +443,12 @@ static void pass(struct damon_thread *d) {
                 return;
         /* A failure names its own file, not one an earlier probe left behind. */
         dp_damon_fs_clear_error(d->fs);
+        d->busy = false;
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
-        check_running(d);
+        if (check_running(d) < 0) {
+                publish(d);
+                return;
+        }
         if (d->decision.role == DP_DAMON_ROLE_OWNED ||
             (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
                 commit_hints(d);
@@ -495,8 +551,10 @@ static void decide(struct damon_thread *d) {
                         d->was_running = true;
                 }
         }
-        if (d->decision.role == DP_DAMON_ROLE_OWNED || d->decision.role == DP_DAMON_ROLE_ATTACHED)
+        if (d->decision.role == DP_DAMON_ROLE_OWNED || d->decision.role == DP_DAMON_ROLE_ATTACHED) {
                 d->work.kdamond = (int) d->decision.kdamond;
+                inject_busy_load(d);
+        }
 done:
         d->work.role = d->decision.role;
         d->work.context = d->decision.context;
@@ -519,9 +577,13 @@ static void restore(struct damon_thread *d) {
         }
 }
 
-/* The next pass: a hint interval away, or longer after failures in a row. */
+/* The next pass: a hint interval away, or longer after failures in a row;
+ * soon when DAMON was only busy. */
 static uint64_t next_wait_usec(const struct damon_thread *d) {
         uint64_t wait = d->config.damon_hint_interval_us;
+
+        if (d->busy)
+                return DP_MIN(wait, BUSY_RETRY_USEC);
 
         for (unsigned i = 0; i < d->failures && wait < BACKOFF_MAX_USEC; i++)
                 wait *= 2;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -284,16 +285,23 @@ void log_damon_role(const char *role, int kdamond, const char *reason) {
 }
 
 void log_damon_error(const char *step, const char *path, int error, int kdamond, uint64_t count) {
+        /* EBUSY is DAMON's sysfs lock held by another writer: it passes. */
+        int priority = error == EBUSY ? LOG_NOTICE : LOG_WARNING;
         struct entry e;
 
-        if (LOG_WARNING > max_level)
+        if (priority > max_level)
                 return;
         if (strcmp(step, "kdamond-stopped") == 0)
-                entry_begin(&e, LOG_WARNING, LOG_MESSAGE_DAMON_ERROR,
+                entry_begin(&e, priority, LOG_MESSAGE_DAMON_ERROR,
                             "DAMON: kdamond %d stopped without us (every target exited, or it was turned off); "
                             "if it is ours, the next commit turns it on again", kdamond);
+        else if (error == EBUSY)
+                entry_begin(&e, priority, LOG_MESSAGE_DAMON_ERROR,
+                            "DAMON: %s busy: %s%s%s (kdamond %d; another writer holds DAMON's sysfs lock; retrying "
+                            "shortly, further ones are only counted)", step, path && *path ? path : "",
+                            path && *path ? ": " : "", strerror(error), kdamond);
         else
-                entry_begin(&e, LOG_WARNING, LOG_MESSAGE_DAMON_ERROR,
+                entry_begin(&e, priority, LOG_MESSAGE_DAMON_ERROR,
                             "DAMON: %s failed: %s%s%s (kdamond %d; retrying with backoff, further failures of this "
                             "kind are only counted)", step, path && *path ? path : "", path && *path ? ": " : "",
                             strerror(error), kdamond);

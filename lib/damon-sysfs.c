@@ -23,6 +23,8 @@ struct dp_damon_fs {
         uint64_t refused;
         dp_damon_after_write_t after_write;
         void *after_write_userdata;
+        dp_damon_fault_t fault;
+        void *fault_userdata;
         char error_path[DP_DAMON_PATH_MAX];
 };
 
@@ -56,6 +58,16 @@ void dp_damon_fs_free(struct dp_damon_fs *fs) {
 void dp_damon_fs_set_after_write(struct dp_damon_fs *fs, dp_damon_after_write_t fn, void *userdata) {
         fs->after_write = fn;
         fs->after_write_userdata = userdata;
+}
+
+void dp_damon_fs_set_fault(struct dp_damon_fs *fs, dp_damon_fault_t fn, void *userdata) {
+        fs->fault = fn;
+        fs->fault_userdata = userdata;
+}
+
+/* The injected failure of this access, or 0. */
+static int injected(struct dp_damon_fs *fs, const char *path, bool write) {
+        return fs->fault ? fs->fault(path, write, fs->fault_userdata) : 0;
 }
 
 const char *dp_damon_fs_error_path(const struct dp_damon_fs *fs) {
@@ -153,10 +165,14 @@ static int open_beneath(struct dp_damon_fs *fs, const char *path, int flags) {
 int dp_damon_fs_read(struct dp_damon_fs *fs, const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;
         size_t used = 0;
+        int r;
 
         if (!buf || size == 0)
                 return fail(fs, path, -EINVAL);
         buf[0] = '\0';
+        r = injected(fs, path, false);
+        if (r < 0)
+                return fail(fs, path, r);
         fd = open_beneath(fs, path, O_RDONLY);
         if (fd < 0)
                 return fail(fs, path, fd);
@@ -259,6 +275,9 @@ int dp_damon_fs_write(struct dp_damon_fs *fs, const char *path, const char *valu
                 fs->refused++;
                 return fail(fs, path, -EPERM);
         }
+        r = injected(fs, path, true);
+        if (r < 0)
+                return fail(fs, path, r);
         fd = open_beneath(fs, path, O_WRONLY | O_TRUNC);
         if (fd < 0)
                 return fail(fs, path, fd);

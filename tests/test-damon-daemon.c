@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "damon-perfd/macro.h"
@@ -43,7 +44,8 @@
 
 static char dir[64], address[128], state_file[160], log_path[160];
 
-static pid_t start_daemon(pid_t workload, const char *seconds) {
+/* @env: one NAME=VALUE for the daemon's environment, or NULL. */
+static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) {
         const char *path = getenv("DP_DAEMON");
         char config[PATH_MAX + 512], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
         pid_t pid;
@@ -71,6 +73,8 @@ static pid_t start_daemon(pid_t workload, const char *seconds) {
 
                 dup2(devnull, STDOUT_FILENO);
                 dup2(err, STDERR_FILENO);
+                if (env)
+                        putenv((char *) env);
                 execl(path, path, config_arg, varlink_arg, duration_arg, NULL);
                 _exit(127);
         }
@@ -173,6 +177,55 @@ static void state_keeper_stop(void) {
         close(keeper_stop[1]);
 }
 
+/* GetDamonView, parsed. */
+static json_t *damon_view(void) {
+        struct run r = damonctl_damon();
+        json_t *view;
+
+        ck_assert_msg(r.status == 0, "damonctl damon: status %d: %s", r.status, r.err);
+        view = json_loads(r.out, 0, NULL);
+        ck_assert_msg(view, "%s", r.out);
+        run_done(&r);
+        return view;
+}
+
+static json_int_t view_int(const char *key) {
+        json_t *view = damon_view();
+        json_int_t v = json_integer_value(json_object_get(view, key));
+
+        json_decref(view);
+        return v;
+}
+
+/* The count of one DAMON failure cause in GetDamonView (0 if absent). */
+static json_int_t view_cause_count(const char *step, int error) {
+        json_t *view = damon_view(), *e;
+        json_int_t count = 0;
+        size_t i;
+
+        json_array_foreach(json_object_get(view, "errors"), i, e)
+                if (strcmp(json_string_value(json_object_get(e, "step")), step) == 0 &&
+                    json_integer_value(json_object_get(e, "errno")) == error)
+                        count = json_integer_value(json_object_get(e, "count"));
+        json_decref(view);
+        return count;
+}
+
+static size_t count_substr(const char *text, const char *needle) {
+        size_t n = 0;
+
+        for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+static uint64_t monotonic_msec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
 static uint64_t get_u64(const char *rel) {
         return strtoull(fake_get(rel), NULL, 0);
 }
@@ -195,7 +248,7 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         make_complete_tree();
         state_keeper_start();
         test_workload_start(&w, "30");
-        daemon = start_daemon(w.pid, "8");
+        daemon = start_daemon(w.pid, "8", NULL);
         sleep(6);
 
         ck_assert_int_eq(access(state_file, F_OK), 0);
@@ -278,7 +331,7 @@ START_TEST(test_foreign_kdamond_is_never_written) {
         before = fake_snapshot();
 
         test_workload_start(&w, "10");
-        daemon = start_daemon(w.pid, "4");
+        daemon = start_daemon(w.pid, "4", NULL);
         sleep(2);
         r = damonctl_damon();
         ck_assert_int_eq(r.status, 0);
@@ -296,6 +349,63 @@ START_TEST(test_foreign_kdamond_is_never_written) {
 }
 END_TEST
 
+/* Someone turns our kdamond off while DAMON's sysfs lock is busy (injected:
+ * the next 4 state reads answer EBUSY, as the kernel's do while the turn-off
+ * holds the lock): the stop behind the busy reads is still noticed and
+ * counted; the busy reads are counted, logged once, and cost no backoff, so
+ * the kdamond runs again within a few passes. */
+START_TEST(test_stop_behind_busy_state_is_noticed) {
+        _cleanup_free_ char *log = NULL;
+        struct test_workload w;
+        uint64_t off_at, on_after = UINT64_MAX;
+        pid_t daemon;
+        int fd;
+
+        setup();
+        make_complete_tree();
+        state_keeper_start();
+        test_workload_start(&w, "30");
+        daemon = start_daemon(w.pid, "10", "DAMON_PERFD_TEST_DAMON_BUSY=4");
+
+        for (int i = 0; i < 100 && access(address + strlen("unix:"), F_OK) < 0; i++)
+                usleep(50 * 1000);
+        /* The first commit and its read-back, both in one pass. */
+        for (int i = 0; i < 100 && view_int("read_backs") < 1; i++)
+                usleep(100 * 1000);
+        ck_assert_int_ge(view_int("commits"), 1);
+        ck_assert_str_eq(fake_get("kdamonds/0/state"), "on");
+
+        /* In place: the keeper watches this inode. */
+        fd = open(fake_abs("kdamonds/0/state"), O_WRONLY | O_TRUNC | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, "off\n", 4), 4);
+        ck_assert_int_eq(close(fd), 0);
+        off_at = monotonic_msec();
+        for (int i = 0; i < 160; i++) {
+                if (view_int("commits") >= 2 && strcmp(fake_get("kdamonds/0/state"), "on") == 0) {
+                        on_after = monotonic_msec() - off_at;
+                        break;
+                }
+                usleep(50 * 1000);
+        }
+        /* Passes 1 s apart and 4 busy reads 200 ms apart: about 2 s.  As
+         * failures, the 4 would have backed off 16 s. */
+        ck_assert_msg(on_after < 5000, "the kdamond ran again %" PRIu64 " ms after the stop", on_after);
+        ck_assert_int_eq(view_cause_count("state", EBUSY), 4);
+        ck_assert_int_eq(view_cause_count("kdamond-stopped", ESRCH), 1);
+
+        ck_assert_int_eq(wait_daemon(daemon), 0);
+        test_workload_stop(&w);
+        state_keeper_stop();
+        log = slurp(log_path);
+        ck_assert_msg(count_substr(log, "TEST INJECTION (DAMON_PERFD_TEST_DAMON_BUSY)") == 1, "%s", log);
+        ck_assert_msg(count_substr(log, "DAMON: state busy: ") == 1, "%s", log);
+        ck_assert_msg(count_substr(log, "kdamond 0 stopped without us") == 1, "%s", log);
+        ck_assert_msg(!strstr(log, "DAMON: state failed"), "%s", log);
+        tree_teardown();
+}
+END_TEST
+
 static Suite *damon_daemon_suite(void) {
         Suite *s = suite_create("damon-daemon");
         TCase *tc = tcase_create("core");
@@ -303,6 +413,7 @@ static Suite *damon_daemon_suite(void) {
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_own_commits_hot_edges_and_restores);
         tcase_add_test(tc, test_foreign_kdamond_is_never_written);
+        tcase_add_test(tc, test_stop_behind_busy_state_is_noticed);
         suite_add_tcase(s, tc);
         return s;
 }

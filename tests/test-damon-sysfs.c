@@ -233,6 +233,42 @@ START_TEST(test_after_write_hook) {
 }
 END_TEST
 
+/* Fails every access to kdamonds/0/state with EBUSY, and counts the calls. */
+static unsigned fault_calls;
+
+static int state_busy(const char *path, bool write, void *userdata) {
+        (void) write;
+        fault_calls++;
+        return strcmp(path, userdata) == 0 ? -EBUSY : 0;
+}
+
+START_TEST(test_fault_hook) {
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
+        char buf[16];
+
+        dp_damon_fs_grant_create(fs, true);
+        ck_assert_int_eq(dp_damon_fs_write(fs, "kdamonds/nr_kdamonds", "1"), 0);
+        dp_damon_fs_grant_kdamond(fs, 0);
+        dp_damon_fs_set_fault(fs, state_busy, (void *) "kdamonds/0/state");
+        fault_calls = 0;
+
+        /* The injected errno, as the kernel's, with the file named. */
+        ck_assert_int_eq(dp_damon_fs_read(fs, "kdamonds/0/state", buf, sizeof(buf)), -EBUSY);
+        ck_assert_str_eq(dp_damon_fs_error_path(fs), "kdamonds/0/state");
+        ck_assert_int_eq(dp_damon_fs_write(fs, "kdamonds/0/state", "on"), -EBUSY);
+        ck_assert_str_eq(fake_get("kdamonds/0/state"), "off");
+        ck_assert_uint_eq(fake.n_log, 1);              /* no after-write for a failed write */
+        /* Other files go through; a write the guard refuses never reaches the seam. */
+        ck_assert_int_eq(dp_damon_fs_read(fs, "kdamonds/0/pid", buf, sizeof(buf)), 0);
+        ck_assert_int_eq(dp_damon_fs_write(fs, "kdamonds/1/state", "on"), -EPERM);
+        ck_assert_uint_eq(fault_calls, 3);
+
+        dp_damon_fs_set_fault(fs, NULL, NULL);
+        ck_assert_int_eq(dp_damon_fs_write(fs, "kdamonds/0/state", "on"), 0);
+        ck_assert_str_eq(fake_get("kdamonds/0/state"), "on");
+}
+END_TEST
+
 START_TEST(test_operations_available) {
         ck_assert(dp_damon_operations_available("vaddr fvaddr paddr", "paddr"));
         ck_assert(dp_damon_operations_available("vaddr fvaddr paddr", "vaddr"));
@@ -358,6 +394,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_symlinks);
         tcase_add_test(tc, test_write_semantics);
         tcase_add_test(tc, test_after_write_hook);
+        tcase_add_test(tc, test_fault_hook);
         tcase_add_test(tc, test_operations_available);
         tcase_add_test(tc, test_discover_empty);
         tcase_add_test(tc, test_discover_missing);

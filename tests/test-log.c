@@ -79,7 +79,7 @@ static void emit_all(void) {
         log_tracker_stalled(12000, 30000000);
         log_tracker_recovered(15000);
         log_damon_role("observe-only", -1, "kdamond 0 is running (pid 9) and is not ours: observe only");
-        log_damon_error("commit", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EBUSY, 0, 1);
+        log_damon_error("commit", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EINVAL, 0, 1);
         log_damon_restored("owned", 0, 0);
         log_set_journal_sink(NULL);
 }
@@ -146,14 +146,34 @@ START_TEST(test_damon_event_fields) {
         c = find_entry(LOG_MESSAGE_DAMON_ERROR);
         assert_field(c, "PRIORITY", "4");
         assert_field(c, "DAMON_PERFD_DAMON_STEP", "commit");
-        assert_field(c, "DAMON_PERFD_ERRNO", "16");
+        assert_field(c, "DAMON_PERFD_ERRNO", "22");
         assert_field(c, "DAMON_PERFD_COUNT", "1");
         assert_field(c, "DAMON_PERFD_SYSFS_PATH", "/sys/kernel/mm/damon/admin/kdamonds/0/state");
         ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"),
-                                     "commit failed: /sys/kernel/mm/damon/admin/kdamonds/0/state: Device or resource busy"));
+                                     "commit failed: /sys/kernel/mm/damon/admin/kdamonds/0/state: Invalid argument"));
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "retrying with backoff"));
         c = find_entry(LOG_MESSAGE_DAMON_RESTORED);
         assert_field(c, "DAMON_PERFD_ERRNO", "0");
         ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "restored owned kdamond 0"));
+}
+END_TEST
+
+/* EBUSY is DAMON's lock held by another writer, retried soon: a notice. */
+START_TEST(test_damon_busy_is_a_notice) {
+        const struct captured *c;
+
+        n_entries = 0;
+        log_set_max_level(LOG_DEBUG);
+        log_set_journal_sink(capture);
+        log_damon_error("state", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EBUSY, 0, 1);
+        log_set_journal_sink(NULL);
+        c = find_entry(LOG_MESSAGE_DAMON_ERROR);
+        assert_field(c, "PRIORITY", "5");
+        assert_field(c, "DAMON_PERFD_DAMON_STEP", "state");
+        assert_field(c, "DAMON_PERFD_ERRNO", "16");
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"),
+                                     "state busy: /sys/kernel/mm/damon/admin/kdamonds/0/state: Device or resource busy"));
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "retrying shortly"));
 }
 END_TEST
 
@@ -398,6 +418,7 @@ int main(void) {
         tcase_add_test(tc, test_every_entry_has_the_common_fields);
         tcase_add_test(tc, test_cpu_transition_fields);
         tcase_add_test(tc, test_damon_event_fields);
+        tcase_add_test(tc, test_damon_busy_is_a_notice);
         tcase_add_test(tc, test_other_event_fields);
         tcase_add_test(tc, test_max_level_filters);
         tcase_add_test(tc, test_foreground_lines);

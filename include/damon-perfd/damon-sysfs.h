@@ -81,6 +81,13 @@ void dp_damon_fs_clear_error(struct dp_damon_fs *fs);
 typedef void (*dp_damon_after_write_t)(const char *path, const char *value, void *userdata);
 void dp_damon_fs_set_after_write(struct dp_damon_fs *fs, dp_damon_after_write_t fn, void *userdata);
 
+/* Test seam: called before every read, and every write the guard lets through; a
+ * negative errno fails the access as if the kernel had answered it (EBUSY
+ * while another writer holds DAMON's sysfs lock, say), 0 lets it through.
+ * NULL in production. */
+typedef int (*dp_damon_fault_t)(const char *path, bool write, void *userdata);
+void dp_damon_fs_set_fault(struct dp_damon_fs *fs, dp_damon_fault_t fn, void *userdata);
+
 /* What this kernel's DAMON offers, detected from the files that exist, never
  * from the kernel version. */
 struct dp_damon_features {
