@@ -88,7 +88,7 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
         struct damon_view *v = &d->work;
         struct damon_cause *c = NULL;
         const char *rel = d->fs ? dp_damon_fs_error_path(d->fs) : "";
-        char path[sizeof(d->config.damon_root) + DP_DAMON_PATH_MAX + 1] = "";
+        char path[sizeof(v->causes[0].path)] = "";
 
         if (*rel)
                 snprintf(path, sizeof(path), "%s/%s", d->config.damon_root, rel);

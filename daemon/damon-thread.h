@@ -30,7 +30,8 @@ struct damon_cause {
         char step[32];          /* "start", "commit", "quota-goal", "read-back", "kdamond-off", ... */
         int error;              /* positive errno */
         uint64_t count;
-        char path[256];         /* the sysfs file of its first failure, "" if none was named */
+        /* The sysfs file of its first failure, "" if none was named: the root and a path beneath. */
+        char path[sizeof(((struct dp_config *) 0)->damon_root) + DP_DAMON_PATH_MAX + 1];
 };
 
 /* What the thread publishes: its role, its counters, and DAMON's regions

@@ -373,7 +373,7 @@ static inline void fake_admin_write(const char *rel, const char *value) {
 static inline void fake_make(bool v618) {
         test_tree_make("/tmp/dp-damon-fake-XXXXXX");
         memset(&fake, 0, sizeof(fake));
-        snprintf(fake.admin, sizeof(fake.admin), "%s/admin", tmp_root);
+        FAKE_FMT(fake.admin, "%s/admin", tmp_root);
         fake.avail = "vaddr fvaddr paddr";
         fake.v618 = v618;
         fake.next_pid = FAKE_FIRST_PID;
