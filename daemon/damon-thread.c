@@ -28,14 +28,16 @@
  * turning a kdamond on or off, another tool's command): that passes in
  * moments, so it is retried this soon, with no backoff. */
 #define BUSY_RETRY_USEC (200 * 1000ull)
+/* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
+#define RESTORE_BUSY_TRIES 20
 
 /*
  * Test-only fault injection, in the manner of DAMON_PERFD_TEST_FAIL_OPEN:
- * DAMON_PERFD_TEST_DAMON_BUSY=N makes the next N reads of our kdamond's
+ * DAMON_PERFD_TEST_DAMON_BUSY=N[,M] makes the next N reads of our kdamond's
  * state file, from the first pass that finds it running, fail with EBUSY, as
- * the kernel's do while another writer holds DAMON's lock
- * (tests/test-damon-daemon.c).  Logged loudly, so that nobody takes it for a
- * real failure.
+ * the kernel's do while another writer holds DAMON's lock, and the first M
+ * of the restore on stop (tests/test-damon-daemon.c).  Logged loudly, so
+ * that nobody takes it for a real failure.
  */
 #define DAMON_BUSY_ENV "DAMON_PERFD_TEST_DAMON_BUSY"
 
@@ -67,7 +69,10 @@ struct damon_thread {
         size_t nr_committed;
         unsigned failures;              /* in a row, for the backoff */
         bool busy;                      /* this pass met DAMON's lock held: retry soon */
-        unsigned inject_busy;           /* DAMON_BUSY_ENV reads left */
+        struct {
+                unsigned passes, stop;  /* DAMON_BUSY_ENV reads left */
+        } inject_busy;
+        bool stopping;                  /* restoring on stop */
         bool was_running;
         struct damon_view work;
 
@@ -116,31 +121,35 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
 
 static int inject_busy(const char *path, bool write, void *userdata) {
         struct damon_thread *d = userdata;
+        unsigned *left = d->stopping ? &d->inject_busy.stop : &d->inject_busy.passes;
         char state[32];
 
         snprintf(state, sizeof(state), "kdamonds/%u/state", d->decision.kdamond);
-        if (write || d->inject_busy == 0 || !d->was_running || strcmp(path, state) != 0)
+        if (write || *left == 0 || !d->was_running || strcmp(path, state) != 0)
                 return 0;
-        d->inject_busy--;
+        (*left)--;
         return -EBUSY;
 }
 
 static void inject_busy_load(struct damon_thread *d) {
         const char *value = secure_getenv(DAMON_BUSY_ENV);
+        unsigned long passes, stop = 0;
         char *end;
-        unsigned long n;
 
         if (!value || !*value)
                 return;
-        n = strtoul(value, &end, 10);
-        if (*end || n == 0 || n > 1000) {
-                log_error("TEST INJECTION %s=%s ignored: expected a count from 1 to 1000", DAMON_BUSY_ENV, value);
+        passes = strtoul(value, &end, 10);
+        if (*end == ',')
+                stop = strtoul(end + 1, &end, 10);
+        if (*end || passes > 1000 || stop > 1000 || passes + stop == 0) {
+                log_error("TEST INJECTION %s=%s ignored: expected N[,M], counts up to 1000", DAMON_BUSY_ENV, value);
                 return;
         }
-        d->inject_busy = (unsigned) n;
+        d->inject_busy.passes = (unsigned) passes;
+        d->inject_busy.stop = (unsigned) stop;
         dp_damon_fs_set_fault(d->fs, inject_busy, d);
-        log_warning("TEST INJECTION (%s): the next %lu reads of our kdamond's state, once it runs, fail with %s",
-                    DAMON_BUSY_ENV, n, strerror(EBUSY));
+        log_warning("TEST INJECTION (%s): the next %lu reads of our kdamond's state once it runs, and the first %lu "
+                    "on stop, fail with %s", DAMON_BUSY_ENV, passes, stop, strerror(EBUSY));
 }
 
 static void committed_clear(struct damon_thread *d) {
@@ -568,7 +577,14 @@ static void restore(struct damon_thread *d) {
 
         if (!d->have_state)
                 return;
-        r = dp_damon_restore(d->fs, &d->state, d->config.damon_state_file);
+        /* Not a kdamond left running for want of a moment's patience. */
+        d->stopping = true;
+        for (int tries = 0;; tries++) {
+                r = dp_damon_restore(d->fs, &d->state, d->config.damon_state_file);
+                if (r != -EBUSY || tries == RESTORE_BUSY_TRIES)
+                        break;
+                usleep(BUSY_RETRY_USEC / 2);
+        }
         log_damon_restored(dp_damon_role_name(d->decision.role), d->work.kdamond, r < 0 ? -r : 0);
         if (r >= 0) {
                 d->have_state = false;

@@ -316,11 +316,16 @@ void log_damon_error(const char *step, const char *path, int error, int kdamond,
 
 void log_damon_restored(const char *role, int kdamond, int error) {
         struct entry e;
-        int priority = error ? LOG_ERR : LOG_NOTICE;
+        /* EEXIST: not ours any more, nothing went wrong. */
+        int priority = error && error != EEXIST ? LOG_ERR : LOG_NOTICE;
 
         if (priority > max_level)
                 return;
-        if (error)
+        if (error == EEXIST)
+                entry_begin(&e, priority, LOG_MESSAGE_DAMON_RESTORED,
+                            "DAMON: left %s kdamond %d as it is: it runs with another pid than ours, someone restarted "
+                            "it with their own settings", role, kdamond);
+        else if (error)
                 entry_begin(&e, priority, LOG_MESSAGE_DAMON_RESTORED,
                             "DAMON: restoring %s kdamond %d failed: %s", role, kdamond, strerror(error));
         else

@@ -196,7 +196,7 @@ int dp_damon_own_start(struct dp_damon_fs *fs, const struct dp_damon_decision *d
         if (r < 0)
                 return r;
         if (nr > (d->recover ? 1 : 0))
-                return -EBUSY;
+                return -EEXIST;
         if (nr == 1) {
                 r = remove_kdamond0(fs);
                 if (r < 0)
@@ -307,7 +307,7 @@ static int restore_owned(struct dp_damon_fs *fs, const struct dp_damon_state *st
                 if (r < 0)
                         return r;
                 if (st->kdamond_pid > 0 && pid != st->kdamond_pid)
-                        return -EBUSY;
+                        return -EEXIST;
                 r = damon_state_command(fs, st->kdamond, "off");
                 if (r < 0)
                         return r;

@@ -163,7 +163,7 @@ START_TEST(test_own_start_refusals) {
         fake_log_clear();
         fake_admin_write("kdamonds/nr_kdamonds", "1");
         fake.avail = "vaddr paddr";
-        ck_assert_int_eq(dp_damon_own_start(fs, &d, &p, state_path(), &st), -EBUSY);
+        ck_assert_int_eq(dp_damon_own_start(fs, &d, &p, state_path(), &st), -EEXIST);
         ck_assert_uint_eq(fake.n_log, 0);
         ck_assert_int_eq(access(state_path(), F_OK), -1);
 }
@@ -196,7 +196,7 @@ static void check_foreign_untouched(bool running) {
         ck_assert_msg(strstr(d.reason, "not ours"), "%s", d.reason);
 
         ck_assert_int_eq(dp_damon_own_start(fs, &d, &p, state_path(), &st), -EPERM);
-        ck_assert_int_eq(dp_damon_own_start(fs, &forged_d, &p, state_path(), &st), -EBUSY);
+        ck_assert_int_eq(dp_damon_own_start(fs, &forged_d, &p, state_path(), &st), -EEXIST);
         ck_assert_int_eq(dp_damon_attach_start(fs, &d, state_path(), &st), -EPERM);
         ck_assert_int_eq(dp_damon_commit_hints(fs, &st, state_path(), two_targets, 2), -EPERM);
         ck_assert_int_eq(dp_damon_feed_goal(fs, &st, state_path(), 5), -EPERM);
@@ -583,7 +583,7 @@ START_TEST(test_restore_owned_taken_over) {
         own(fs, false, &st);
         fake_admin_write("kdamonds/0/state", "off");
         fake_admin_write("kdamonds/0/state", "on");
-        ck_assert_int_eq(dp_damon_restore(fs, &st, state_path()), -EBUSY);
+        ck_assert_int_eq(dp_damon_restore(fs, &st, state_path()), -EEXIST);
         ck_assert_uint_eq(fake.n_log, 0);
         ck_assert_int_eq(access(state_path(), F_OK), 0);
         ck_assert_int_eq(st.role, DP_DAMON_ROLE_OWNED);

@@ -353,7 +353,8 @@ END_TEST
  * the next 4 state reads answer EBUSY, as the kernel's do while the turn-off
  * holds the lock): the stop behind the busy reads is still noticed and
  * counted; the busy reads are counted, logged once, and cost no backoff, so
- * the kdamond runs again within a few passes. */
+ * the kdamond runs again within a few passes.  On stop, 3 more busy reads do
+ * not keep the restore from removing the kdamond. */
 START_TEST(test_stop_behind_busy_state_is_noticed) {
         _cleanup_free_ char *log = NULL;
         struct test_workload w;
@@ -365,7 +366,7 @@ START_TEST(test_stop_behind_busy_state_is_noticed) {
         make_complete_tree();
         state_keeper_start();
         test_workload_start(&w, "30");
-        daemon = start_daemon(w.pid, "10", "DAMON_PERFD_TEST_DAMON_BUSY=4");
+        daemon = start_daemon(w.pid, "10", "DAMON_PERFD_TEST_DAMON_BUSY=4,3");
 
         for (int i = 0; i < 100 && access(address + strlen("unix:"), F_OK) < 0; i++)
                 usleep(50 * 1000);
@@ -402,6 +403,8 @@ START_TEST(test_stop_behind_busy_state_is_noticed) {
         ck_assert_msg(count_substr(log, "DAMON: state busy: ") == 1, "%s", log);
         ck_assert_msg(count_substr(log, "kdamond 0 stopped without us") == 1, "%s", log);
         ck_assert_msg(!strstr(log, "DAMON: state failed"), "%s", log);
+        ck_assert_msg(strstr(log, "DAMON: restored owned kdamond 0"), "%s", log);
+        ck_assert_str_eq(fake_get("kdamonds/nr_kdamonds"), "0");
         tree_teardown();
 }
 END_TEST

@@ -158,6 +158,24 @@ START_TEST(test_damon_event_fields) {
 }
 END_TEST
 
+/* A kdamond someone restarted with their own settings is left to them: a
+ * notice that says so, not an error. */
+START_TEST(test_damon_taken_over_is_a_notice) {
+        const struct captured *c;
+
+        n_entries = 0;
+        log_set_max_level(LOG_DEBUG);
+        log_set_journal_sink(capture);
+        log_damon_restored("owned", 0, EEXIST);
+        log_set_journal_sink(NULL);
+        c = find_entry(LOG_MESSAGE_DAMON_RESTORED);
+        assert_field(c, "PRIORITY", "5");
+        assert_field(c, "DAMON_PERFD_ERRNO", "17");
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "left owned kdamond 0 as it is"));
+        ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "someone restarted it"));
+}
+END_TEST
+
 /* EBUSY is DAMON's lock held by another writer, retried soon: a notice. */
 START_TEST(test_damon_busy_is_a_notice) {
         const struct captured *c;
@@ -419,6 +437,7 @@ int main(void) {
         tcase_add_test(tc, test_cpu_transition_fields);
         tcase_add_test(tc, test_damon_event_fields);
         tcase_add_test(tc, test_damon_busy_is_a_notice);
+        tcase_add_test(tc, test_damon_taken_over_is_a_notice);
         tcase_add_test(tc, test_other_event_fields);
         tcase_add_test(tc, test_max_level_filters);
         tcase_add_test(tc, test_foreground_lines);

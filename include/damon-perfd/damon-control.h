@@ -134,7 +134,7 @@ struct dp_damon_own_params {
 
 /*
  * For an OWNED decision (else -EPERM): checks that kdamonds/nr_kdamonds is
- * still what the decision saw (-EBUSY if not); recovers if the decision says
+ * still what the decision saw (-EEXIST if not); recovers if the decision says
  * so (turns the leftover off, nr_kdamonds=0); saves the state file; creates
  * and configures kdamond 0 (nr_kdamonds=1, nr_contexts=1, operations after
  * checking avail_operations (-EOPNOTSUPP), intervals, nr_regions min/max,
@@ -210,7 +210,9 @@ int dp_damon_kdamond_running(struct dp_damon_fs *fs, unsigned kdamond, bool *ret
 /*
  * Stop.  Owned: state=off if on, then nr_kdamonds=0 if ours is the only
  * kdamond; if it runs with another pid than the recorded one, someone
- * restarted it with their settings: -EBUSY, nothing written.  Attached: writes back every original in reverse order (a file
+ * restarted it with their settings: -EEXIST, nothing written.  (EBUSY is
+ * left to mean what the kernel means by it: DAMON's lock held by another
+ * writer.)  Attached: writes back every original in reverse order (a file
  * that is gone is skipped: it lived in a directory that restoring an nr_*
  * file removes anyway), then commit if on.  Grants kdamond K for this and
  * revokes every grant at the end.  On success removes the state file and
