@@ -174,7 +174,7 @@ static int parse_argv(int argc, char **argv, struct manager_options *o, struct c
         };
         struct dp_config *c = &o->config;
         const char *why;
-        uint64_t v;
+        uint64_t v = 0;
         uint32_t pid = 0;
         bool check_config, targets_from_options = false;
         int opt, r = 0;

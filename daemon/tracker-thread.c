@@ -266,9 +266,11 @@ static void apply_pending_targets(struct tracker_thread *t) {
         }
 }
 
-/* Takes everything queued now; returns the number of samples, and in
- * *@fullest the most any one queue held. */
-static size_t drain_all(struct tracker_thread *t, size_t *fullest) {
+/* Takes what is queued now, but for samples of the aggregation after next:
+ * those wait for the tick that opens it, unless @take_all (the last drain)
+ * or their queue is past half full.  Returns the number of samples taken,
+ * and in *@fullest the most taken from any one queue. */
+static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest) {
         size_t total = 0;
 
         *fullest = 0;
@@ -276,15 +278,22 @@ static size_t drain_all(struct tracker_thread *t, size_t *fullest) {
                 struct dp_spsc *q = t->samplers[i].queue;
                 struct dp_counter_values *c = &t->counters[i];
                 const struct dp_sample *first;
-                size_t n, got = 0;
+                size_t n, peeked, got = 0;
 
                 if (!q)
                         continue;
-                while ((n = dp_spsc_peek(q, &first)) > 0) {
+                while ((peeked = dp_spsc_peek(q, &first)) > 0) {
+                        n = peeked;
+                        if (!take_all && dp_spsc_depth_consumer(q) <= dp_spsc_capacity(q) / 2)
+                                n = dp_tracker_open_prefix(t->tracker, first, peeked);
+                        if (n == 0)
+                                break;
                         maybe_show_sample(t, first);
                         dp_tracker_account_batch(t->tracker, first, n, c);
                         dp_spsc_consume(q, n);
                         got += n;
+                        if (n < peeked)
+                                break;
                 }
                 *fullest = DP_MAX(*fullest, got);
                 if (got) {
@@ -351,7 +360,7 @@ static void *tracker_main(void *arg) {
         (void) pthread_setname_np(pthread_self(), "dp-tracker");
         for (;;) {
                 bool stopping = atomic_load_explicit(&t->stop, memory_order_acquire);
-                size_t fullest;
+                size_t fullest, more;
                 uint64_t now, nap;
                 bool requested;
 
@@ -360,12 +369,15 @@ static void *tracker_main(void *arg) {
                         apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
-                (void) drain_all(t, &fullest);
+                (void) drain_all(t, stopping, &fullest);
                 now = now_ns();
 
                 /* Close an aggregation only once every sample of it can have been
                  * drained: samples wait up to poll_ms in the ring, then in the queue. */
                 if (dp_tracker_tick(t->tracker, now > t->tick_lag_ns ? now - t->tick_lag_ns : 0)) {
+                        /* What waited for the aggregation that opened. */
+                        (void) drain_all(t, stopping, &more);
+                        fullest += more;
                         adopt_unknown(t);
                         publish_snapshot(t);
                 }

@@ -492,6 +492,20 @@ void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, s
         add_outcomes(c, n);
 }
 
+size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n) {
+        uint64_t horizon;
+
+        if (!t->clock_started || n == 0)
+                return n;
+        horizon = t->window_start_ns + 2 * (uint64_t) t->max_nr_accesses * t->config.sample_interval_ns;
+        if (s[n - 1].time < horizon)
+                return n;
+        for (size_t i = 0; i < n; i++)
+                if (s[i].time >= horizon)
+                        return i;
+        return n;
+}
+
 size_t dp_tracker_take_unknown(struct dp_tracker *t, uint32_t *out, size_t max) {
         size_t taken = 0;
 

@@ -77,13 +77,14 @@ static void rig_free(struct rig *r) {
         free(r);
 }
 
-/* Queues @n samples in the area on sampler @i's queue, as its reader would. */
-static void produce(struct rig *r, size_t i, size_t n) {
+/* Queues @n samples in the area on sampler @i's queue, as its reader would,
+ * timed @ahead seconds from now. */
+static void produce_at(struct rig *r, size_t i, size_t n, double ahead) {
         struct dp_spsc *q = r->samplers[i].queue;
 
         for (size_t k = 0; k < n; k++) {
                 struct dp_sample s = {
-                        .time = (uint64_t) (now_s() * 1e9),
+                        .time = (uint64_t) ((now_s() + ahead) * 1e9),
                         .vaddr = (uint64_t) (uintptr_t) &r->area[(k * 4096) % sizeof(r->area)],
                         .pid = (uint32_t) getpid(),
                         .tid = (uint32_t) getpid(),
@@ -93,6 +94,10 @@ static void produce(struct rig *r, size_t i, size_t n) {
                 ck_assert_int_eq(dp_spsc_push(q, &s), 0);
         }
         dp_spsc_publish(q);
+}
+
+static void produce(struct rig *r, size_t i, size_t n) {
+        produce_at(r, i, n, 0);
 }
 
 static size_t depth(struct rig *r, size_t i) {
@@ -152,6 +157,26 @@ START_TEST(test_stop_does_not_wait_out_the_sleep) {
 }
 END_TEST
 
+/* Samples of the aggregation after next wait in their queue for the tick
+ * that opens it (dp_tracker_open_prefix()), so that they count in their own
+ * sampling intervals.  The clock starts at the first pass (t), a lag (1.05 s)
+ * behind: the first aggregation closes at t + 1 s, the second at t + 2 s;
+ * samples timed t + 2.6 s wait for the second. */
+START_TEST(test_samples_ahead_wait_for_their_aggregation) {
+        struct rig *r = rig_start();
+        double t = now_s();
+
+        sleep_s(0.1);
+        produce(r, 0, 10);
+        produce_at(r, 0, QUEUE / 4, 2.5);
+        sleep_s(1.4);                           /* past the first aggregation */
+        ck_assert_uint_eq(depth(r, 0), QUEUE / 4);
+        ck_assert_double_lt(drained_within(r, 0, 5), 5);
+        ck_assert_double_gt(now_s() - t, 1.9);
+        rig_free(r);
+}
+END_TEST
+
 static Suite *tracker_thread_suite(void) {
         Suite *s = suite_create("tracker-thread");
         TCase *tc = tcase_create("core");
@@ -160,6 +185,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_sleeps_until_due);
         tcase_add_test(tc, test_half_full_wakes_it);
         tcase_add_test(tc, test_stop_does_not_wait_out_the_sleep);
+        tcase_add_test(tc, test_samples_ahead_wait_for_their_aggregation);
         suite_add_tcase(s, tc);
         return s;
 }

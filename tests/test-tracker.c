@@ -854,6 +854,78 @@ START_TEST(test_sample_time_slots) {
 }
 END_TEST
 
+static struct dp_sample timed_vsample(uint64_t time) {
+        struct dp_sample s = vsample(1, P(0));
+
+        s.time = time;
+        return s;
+}
+
+/* The largest nr_accesses and last_nr_accesses of target 1's regions. */
+static void peak_accesses(struct dp_tracker *t, uint32_t *now, uint32_t *last) {
+        const struct dp_region *regions;
+        size_t n;
+
+        ck_assert_int_eq(dp_tracker_target_regions(t, 1, &regions, &n), 0);
+        *now = *last = 0;
+        for (size_t i = 0; i < n; i++) {
+                *now = DP_MAX(*now, regions[i].nr_accesses);
+                *last = DP_MAX(*last, regions[i].last_nr_accesses);
+        }
+}
+
+/* A queue drained once an aggregation is due holds samples up to the lag
+ * beyond it: those of the aggregation after next wait for the tick that
+ * opens theirs, and then count in their own intervals, not all in the next
+ * aggregation's last one. */
+START_TEST(test_open_prefix) {
+        _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
+        struct dp_range r[] = { R(0, P(10)) };
+        struct dp_counter_values c = {};
+        const uint64_t t0 = 1000 * MS;
+        struct dp_sample q[6];
+        uint32_t now, last;
+
+        ck_assert_int_eq(dp_tracker_add_target(t, 1, r, 1), 0);
+        q[0] = timed_vsample(t0 + 10 * MS);
+        q[1] = timed_vsample(t0 + 150 * MS);
+        q[2] = timed_vsample(t0 + 199 * MS);
+        /* The aggregation after next: [t0 + 200 ms, t0 + 300 ms). */
+        q[3] = timed_vsample(t0 + 200 * MS);
+        q[4] = timed_vsample(t0 + 225 * MS);
+        q[5] = timed_vsample(t0 + 245 * MS);
+
+        /* Before the clock starts nothing waits. */
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 6), 6);
+        ck_assert(!dp_tracker_tick(t, t0));
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 6), 3);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 3), 3);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q + 3, 3), 0);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 0), 0);
+        {
+                struct dp_sample untimed[2] = { vsample(1, P(0)), vsample(1, P(1)) };
+
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, untimed, 2), 2);
+        }
+
+        /* Drained at t0 + 250 ms, when the tick (150 ms behind) closes the first. */
+        dp_tracker_account_batch(t, q, 3, &c);
+        ck_assert(dp_tracker_tick(t, t0 + 100 * MS));
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q + 3, 3), 3);
+        dp_tracker_account_batch(t, q + 3, 3, &c);
+        ck_assert_uint_eq(c.v[DP_C_MATCH], 6);
+        ck_assert_uint_eq(c.v[DP_C_UPDATE], 6);
+        peak_accesses(t, &now, &last);
+        ck_assert_uint_eq(last, 1);             /* t0 + 10 ms */
+        ck_assert_uint_eq(now, 2);              /* t0 + 150, t0 + 199 ms */
+
+        ck_assert(dp_tracker_tick(t, t0 + 200 * MS));
+        peak_accesses(t, &now, &last);
+        ck_assert_uint_eq(last, 2);
+        ck_assert_uint_eq(now, 3);              /* three intervals of their own */
+}
+END_TEST
+
 static Suite *tracker_suite(void) {
         Suite *s = suite_create("tracker");
         TCase *tc = tcase_create("core");
@@ -866,6 +938,7 @@ static Suite *tracker_suite(void) {
         tcase_add_test(tc, test_tick_and_aggregation);
         tcase_add_test(tc, test_aggregation_due);
         tcase_add_test(tc, test_sample_time_slots);
+        tcase_add_test(tc, test_open_prefix);
         tcase_add_test(tc, test_counter_sums_random);
         tcase_add_test(tc, test_region_sums_match_counters);
         tcase_add_test(tc, test_unknown_tgids);

@@ -94,6 +94,17 @@ void dp_tracker_account(struct dp_tracker *t, const struct dp_sample *s, struct 
 void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, size_t n,
                               struct dp_counter_values *c);
 
+/*
+ * How many of @n samples, oldest first, belong to the aggregations open now
+ * (the current one and the next): from the first sample of the one after on,
+ * they should wait, in their queue, for the tick that opens it, so that each
+ * still counts in its own sampling interval.  (dp_tracker_account() files a
+ * sample from further ahead under the next aggregation's last interval.)
+ * All @n before the first tick; a sample without a time never waits.  One
+ * comparison when none waits.
+ */
+size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n);
+
 /* What dp_tracker_account() would file @s under (DP_C_MATCH or a DP_C_MISS_*),
  * without counting anything: for showing sampled records to people. */
 enum dp_counter dp_tracker_classify(struct dp_tracker *t, const struct dp_sample *s);

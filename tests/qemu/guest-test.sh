@@ -607,9 +607,9 @@ case_hotplug() {
         [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
 }
 
-# The lines naming a DAMON failure (one per step and errno, by design).
+# The lines naming a DAMON failure or busy lock (one per step and errno, by design).
 damon_causes() {
-        grep -E 'DAMON: (.* failed: |kdamond [0-9]+ stopped without us)' "$daemon_log"
+        grep -E 'DAMON: (.* (failed|busy): |kdamond [0-9]+ stopped without us)' "$daemon_log"
 }
 
 # damon_error_count STEP ERRNO: the daemon's count of that failure (0 if none).
