@@ -366,7 +366,7 @@ START_TEST(test_stop_behind_busy_state_is_noticed) {
         make_complete_tree();
         state_keeper_start();
         test_workload_start(&w, "30");
-        daemon = start_daemon(w.pid, "10", "DAMON_PERFD_TEST_DAMON_BUSY=4,3");
+        daemon = start_daemon(w.pid, "14", "DAMON_PERFD_TEST_DAMON_BUSY=4,3");
 
         for (int i = 0; i < 100 && access(address + strlen("unix:"), F_OK) < 0; i++)
                 usleep(50 * 1000);
