@@ -493,15 +493,18 @@ void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, s
 }
 
 size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n) {
-        uint64_t horizon;
+        uint64_t window, horizon;
 
         if (!t->clock_started || n == 0)
                 return n;
-        horizon = t->window_start_ns + 2 * (uint64_t) t->max_nr_accesses * t->config.sample_interval_ns;
+        window = (uint64_t) t->max_nr_accesses * t->config.sample_interval_ns;
+        horizon = t->window_start_ns + 2 * window;
         if (s[n - 1].time < horizon)
                 return n;
+        /* Only the aggregation after next: a time further ahead is a clock
+         * gone wrong, and waiting for it would hold up everything behind. */
         for (size_t i = 0; i < n; i++)
-                if (s[i].time >= horizon)
+                if (s[i].time >= horizon && s[i].time - horizon < window)
                         return i;
         return n;
 }

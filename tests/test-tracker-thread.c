@@ -157,22 +157,50 @@ START_TEST(test_stop_does_not_wait_out_the_sleep) {
 }
 END_TEST
 
+/* The most accesses any region of the rig's process has so far in the
+ * current aggregation. */
+static int peak_now(const struct dp_tracker_snapshot *snap, void *userdata) {
+        uint32_t *peak = userdata;
+
+        *peak = 0;
+        for (size_t i = 0; i < snap->nr_regions; i++)
+                *peak = DP_MAX(*peak, snap->regions[i].nr_accesses);
+        return 0;
+}
+
 /* Samples of the aggregation after next wait in their queue for the tick
- * that opens it (dp_tracker_open_prefix()), so that they count in their own
+ * that opens it (dp_tracker_open_prefix()), and then count in their own
  * sampling intervals.  The clock starts at the first pass (t), a lag (1.05 s)
- * behind: the first aggregation closes at t + 1 s, the second at t + 2 s;
- * samples timed t + 2.6 s wait for the second. */
+ * behind, so aggregations are [t - 1.05, t - 0.05), [t - 0.05, t + 0.95),
+ * [t + 0.95, t + 1.95) s (t within the rig's first 0.1 s); the pass at
+ * t + 1 s that closes the first finds samples timed 1.2 to 1.77 s after the
+ * rig started, 30 ms apart at one address: 0.57 s over 50 ms intervals, 12 or
+ * 13 of them.
+ * Filed then, before the tick, they would all have gone to the next
+ * aggregation's last interval. */
 START_TEST(test_samples_ahead_wait_for_their_aggregation) {
         struct rig *r = rig_start();
+        struct dp_spsc *q = r->samplers[0].queue;
         double t = now_s();
+        uint32_t peak = 0;
 
-        sleep_s(0.1);
-        produce(r, 0, 10);
-        produce_at(r, 0, QUEUE / 4, 2.5);
-        sleep_s(1.4);                           /* past the first aggregation */
-        ck_assert_uint_eq(depth(r, 0), QUEUE / 4);
-        ck_assert_double_lt(drained_within(r, 0, 5), 5);
-        ck_assert_double_gt(now_s() - t, 1.9);
+        sleep_s(0.1);                   /* past its first pass, which starts the clock */
+        for (int k = 0; k < 20; k++) {
+                struct dp_sample s = {
+                        .time = (uint64_t) ((t + 1.2 + 0.03 * k) * 1e9),
+                        .vaddr = (uint64_t) (uintptr_t) &r->area[0],
+                        .pid = (uint32_t) getpid(),
+                        .tid = (uint32_t) getpid(),
+                };
+
+                ck_assert_int_eq(dp_spsc_push(q, &s), 0);
+        }
+        dp_spsc_publish(q);
+        sleep_s(2.3);                   /* past t + 2.1 s: their aggregation is the current one */
+        ck_assert_double_lt(now_s() - t, 2.9);
+        ck_assert_uint_eq(depth(r, 0), 0);
+        ck_assert_int_eq(tracker_thread_with_snapshot(r->tt, peak_now, &peak), 0);
+        ck_assert_msg(peak >= 12 && peak <= 13, "%u accesses in the aggregation of the samples", peak);
         rig_free(r);
 }
 END_TEST

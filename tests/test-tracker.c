@@ -904,8 +904,11 @@ START_TEST(test_open_prefix) {
         ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 0), 0);
         {
                 struct dp_sample untimed[2] = { vsample(1, P(0)), vsample(1, P(1)) };
+                /* From a clock gone wrong, beyond the aggregation after next. */
+                struct dp_sample wild[2] = { timed_vsample(t0 + 300 * MS), timed_vsample(UINT64_MAX) };
 
                 ck_assert_uint_eq(dp_tracker_open_prefix(t, untimed, 2), 2);
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, wild, 2), 2);
         }
 
         /* Drained at t0 + 250 ms, when the tick (150 ms behind) closes the first. */
