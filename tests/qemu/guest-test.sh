@@ -104,9 +104,10 @@ damon_reset() {
 
 # start_workload: the workload in the background; sets wl_pid, hot_start, hot_end.
 start_workload() {
-        # A file of the case's own: the shell may look before the child has
-        # truncated a file an earlier case left.
+        # Removed first: the shell may look before the child has truncated
+        # what an earlier workload left, and read the old line, or none.
         wl_out=/run/workload-$case.json
+        rm -f "$wl_out" "$wl_out.err"
         damon-perfd-workload --hot-mib 4 --cold-mib 16 > "$wl_out" 2> "$wl_out.err" &
         wl_job=$!
         # It prints once its cold area is touched: seconds under a busy TCG.
