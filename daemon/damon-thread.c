@@ -26,8 +26,11 @@
 #define BACKOFF_MAX_USEC (60 * 1000000ull)
 /* DAMON's sysfs answers EBUSY while another writer holds its lock (someone
  * turning a kdamond on or off, another tool's command): that passes in
- * moments, so it is retried this soon, with no backoff. */
+ * moments, so it is retried this soon, with no backoff, for this many passes
+ * in a row.  An EBUSY that lasts longer has another cause (DAMON_RECLAIM or
+ * DAMON_LRU_SORT holding DAMON, say) and backs off like any failure. */
 #define BUSY_RETRY_USEC (200 * 1000ull)
+#define BUSY_PASSES_MAX 10
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
 
@@ -69,6 +72,7 @@ struct damon_thread {
         size_t nr_committed;
         unsigned failures;              /* in a row, for the backoff */
         bool busy;                      /* this pass met DAMON's lock held: retry soon */
+        unsigned busy_passes;           /* passes in a row that did, none clean between */
         struct {
                 unsigned passes, stop;  /* DAMON_BUSY_ENV reads left */
         } inject_busy;
@@ -102,7 +106,7 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
 
         error = error < 0 ? -error : error;
         v->errors++;
-        if (error == EBUSY)
+        if (error == EBUSY && d->busy_passes < BUSY_PASSES_MAX)
                 d->busy = true;
         else
                 d->failures++;
@@ -423,8 +427,8 @@ static void read_back(struct damon_thread *d) {
 
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)
  * every target exited.  Owned, the next commit turns it on again.  A state
- * that cannot be read tells nothing: what was known stays, so that a stop
- * behind it is still noticed, and the pass ends there. */
+ * DAMON is too busy to show tells nothing: what was known stays, so that a
+ * stop behind it is still noticed, and the pass ends there. */
 static int check_running(struct damon_thread *d) {
         bool running = false;
         int r;
@@ -434,11 +438,13 @@ static int check_running(struct damon_thread *d) {
                 return 0;
         }
         r = dp_damon_kdamond_running(d->fs, d->decision.kdamond, &running);
-        if (r < 0) {
+        if (r == -EBUSY) {
                 note_failure(d, "state", r);
                 return r;
         }
-        if (!running && d->was_running)
+        if (r < 0)
+                note_failure(d, "state", r);    /* gone (ENOENT) or garbled: not running */
+        else if (!running && d->was_running)
                 note_failure(d, DAMON_STEP_STOPPED, ESRCH);
         d->work.running = running;
         d->was_running = running;
@@ -448,21 +454,25 @@ static int check_running(struct damon_thread *d) {
 }
 
 static void pass(struct damon_thread *d) {
+        uint64_t errors = d->work.errors;
+
         if (tracker_thread_with_snapshot(d->tracker, copy_snapshot, &d->snap) < 0)
                 return;
         /* A failure names its own file, not one an earlier probe left behind. */
         dp_damon_fs_clear_error(d->fs);
         d->busy = false;
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
-        if (check_running(d) < 0) {
-                publish(d);
-                return;
+        if (check_running(d) >= 0) {
+                if (d->decision.role == DP_DAMON_ROLE_OWNED ||
+                    (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
+                        commit_hints(d);
+                feed_goal(d);
+                read_back(d);
         }
-        if (d->decision.role == DP_DAMON_ROLE_OWNED ||
-            (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
-                commit_hints(d);
-        feed_goal(d);
-        read_back(d);
+        if (d->busy)
+                d->busy_passes++;
+        else if (d->work.errors == errors)
+                d->busy_passes = 0;
         publish(d);
 }
 
