@@ -268,9 +268,10 @@ static void apply_pending_targets(struct tracker_thread *t) {
 
 /* Takes what is queued now, but for samples of the aggregation after next:
  * those wait for the tick that opens it, unless @take_all (the last drain)
- * or their queue is past half full.  Returns the number of samples taken,
- * and in *@fullest the most taken from any one queue. */
+ * or their queue is past half full when looked at.  Returns the number of
+ * samples taken, and in *@fullest the most taken from any one queue. */
 static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest) {
+        uint64_t now = now_ns();
         size_t total = 0;
 
         *fullest = 0;
@@ -285,7 +286,7 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
                 while ((peeked = dp_spsc_peek(q, &first)) > 0) {
                         n = peeked;
                         if (!take_all && dp_spsc_depth_consumer(q) <= dp_spsc_capacity(q) / 2)
-                                n = dp_tracker_open_prefix(t->tracker, first, peeked);
+                                n = dp_tracker_open_prefix(t->tracker, first, peeked, now);
                         if (n == 0)
                                 break;
                         maybe_show_sample(t, first);

@@ -492,19 +492,18 @@ void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, s
         add_outcomes(c, n);
 }
 
-size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n) {
-        uint64_t window, horizon;
+size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n, uint64_t now_ns) {
+        uint64_t horizon;
 
         if (!t->clock_started || n == 0)
                 return n;
-        window = (uint64_t) t->max_nr_accesses * t->config.sample_interval_ns;
-        horizon = t->window_start_ns + 2 * window;
+        horizon = t->window_start_ns + 2 * (uint64_t) t->max_nr_accesses * t->config.sample_interval_ns;
         if (s[n - 1].time < horizon)
                 return n;
-        /* Only the aggregation after next: a time further ahead is a clock
-         * gone wrong, and waiting for it would hold up everything behind. */
+        /* A time from the future is a clock gone wrong: waiting for it would
+         * hold up everything behind it. */
         for (size_t i = 0; i < n; i++)
-                if (s[i].time >= horizon && s[i].time - horizon < window)
+                if (s[i].time >= horizon && s[i].time <= now_ns)
                         return i;
         return n;
 }

@@ -38,7 +38,8 @@ static void sleep_s(double s) {
         nanosleep(&(struct timespec) { (time_t) s, (long) ((s - (double) (time_t) s) * 1e9) }, NULL);
 }
 
-static struct rig *rig_start(void) {
+/* @poll_ms: the readers' poll interval, which sets the tracker's lag (+ 50 ms). */
+static struct rig *rig_start_polling(unsigned poll_ms) {
         struct rig *r = calloc(1, sizeof(*r));
 
         ck_assert_ptr_nonnull(r);
@@ -49,7 +50,7 @@ static struct rig *rig_start(void) {
         r->config.target_mode = DP_TARGETS_PIDS;
         r->config.pids[0] = (uint32_t) getpid();
         r->config.n_pids = 1;
-        r->config.poll_ms = 1000;
+        r->config.poll_ms = poll_ms;
         r->config.aggr_interval_us = 1000000;
         r->config.sample_interval_us = 50000;
         r->config.maps_refresh_us = 2000000;
@@ -64,6 +65,10 @@ static struct rig *rig_start(void) {
         for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++)
                 ck_assert_int_ge(atomic_load(&r->samplers[i].tracker_wake_fd), 0);
         return r;
+}
+
+static struct rig *rig_start(void) {
+        return rig_start_polling(1000);
 }
 
 static void rig_free(struct rig *r) {
@@ -157,37 +162,45 @@ START_TEST(test_stop_does_not_wait_out_the_sleep) {
 }
 END_TEST
 
-/* The most accesses any region of the rig's process has so far in the
- * current aggregation. */
-static int peak_now(const struct dp_tracker_snapshot *snap, void *userdata) {
-        uint32_t *peak = userdata;
-
-        *peak = 0;
-        for (size_t i = 0; i < snap->nr_regions; i++)
-                *peak = DP_MAX(*peak, snap->regions[i].nr_accesses);
+static int count_aggregations(const struct dp_tracker_snapshot *snap, void *userdata) {
+        *(uint64_t *) userdata = snap->nr_aggregations;
         return 0;
+}
+
+/* Until the tracker has made @n aggregations (10 s at most); returns when
+ * it was seen. */
+static double wait_aggregations(struct rig *r, uint64_t n) {
+        double t0 = now_s();
+        uint64_t made = 0;
+
+        do {
+                sleep_s(0.01);
+                ck_assert_int_eq(tracker_thread_with_snapshot(r->tt, count_aggregations, &made), 0);
+        } while (made < n && now_s() - t0 < 10);
+        ck_assert_uint_eq(made, n);
+        return now_s();
 }
 
 /* Samples of the aggregation after next wait in their queue for the tick
  * that opens it (dp_tracker_open_prefix()), and then count in their own
- * sampling intervals.  The clock starts at the first pass (t), a lag (1.05 s)
- * behind, so aggregations are [t - 1.05, t - 0.05), [t - 0.05, t + 0.95),
- * [t + 0.95, t + 1.95) s (t within the rig's first 0.1 s); the pass at
- * t + 1 s that closes the first finds samples timed 1.2 to 1.77 s after the
- * rig started, 30 ms apart at one address: 0.57 s over 50 ms intervals, 12 or
- * 13 of them.
- * Filed then, before the tick, they would all have gone to the next
- * aggregation's last interval. */
+ * sampling intervals.  With 1 s aggregations and a lag of 2.55 s (a 2.5 s
+ * poll interval), the pass at t that closes the first aggregation opens
+ * the second, [t - 2.55, t - 1.55) s, and the third; the fourth,
+ * [t - 0.55, t + 0.45), opens at t + 1 s.  Samples timed t - 0.45 to
+ * t - 0.06 s, 30 ms apart at one address, wait until then and are each the
+ * first of their 50 ms interval in 8 or 9 of them (counted as updates).
+ * Filed at once, they would all have gone to the third aggregation's last
+ * interval: one update. */
 START_TEST(test_samples_ahead_wait_for_their_aggregation) {
-        struct rig *r = rig_start();
+        struct rig *r = rig_start_polling(2500);
         struct dp_spsc *q = r->samplers[0].queue;
-        double t = now_s();
-        uint32_t peak = 0;
+        struct dp_counter_values v;
+        double t;
 
-        sleep_s(0.1);                   /* past its first pass, which starts the clock */
-        for (int k = 0; k < 20; k++) {
+        t = wait_aggregations(r, 1);
+        for (int k = 0; k < 14; k++) {
                 struct dp_sample s = {
-                        .time = (uint64_t) ((t + 1.2 + 0.03 * k) * 1e9),
+                        .time = (uint64_t) ((t - 0.45 + 0.03 * k) * 1e9),
                         .vaddr = (uint64_t) (uintptr_t) &r->area[0],
                         .pid = (uint32_t) getpid(),
                         .tid = (uint32_t) getpid(),
@@ -196,11 +209,12 @@ START_TEST(test_samples_ahead_wait_for_their_aggregation) {
                 ck_assert_int_eq(dp_spsc_push(q, &s), 0);
         }
         dp_spsc_publish(q);
-        sleep_s(2.3);                   /* past t + 2.1 s: their aggregation is the current one */
-        ck_assert_double_lt(now_s() - t, 2.9);
-        ck_assert_uint_eq(depth(r, 0), 0);
-        ck_assert_int_eq(tracker_thread_with_snapshot(r->tt, peak_now, &peak), 0);
-        ck_assert_msg(peak >= 12 && peak <= 13, "%u accesses in the aggregation of the samples", peak);
+        (void) wait_aggregations(r, 2);
+        ck_assert_double_lt(drained_within(r, 0, 5), 5);
+        dp_counters_snapshot(&r->stats[0], &v);
+        ck_assert_uint_eq(v.v[DP_C_MATCH], 14);
+        ck_assert_msg(v.v[DP_C_UPDATE] >= 8 && v.v[DP_C_UPDATE] <= 9, "%llu updates",
+                      (unsigned long long) v.v[DP_C_UPDATE]);
         rig_free(r);
 }
 END_TEST

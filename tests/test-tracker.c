@@ -882,7 +882,7 @@ START_TEST(test_open_prefix) {
         _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
         struct dp_range r[] = { R(0, P(10)) };
         struct dp_counter_values c = {};
-        const uint64_t t0 = 1000 * MS;
+        const uint64_t t0 = 1000 * MS, drained = t0 + 250 * MS;
         struct dp_sample q[6];
         uint32_t now, last;
 
@@ -896,25 +896,31 @@ START_TEST(test_open_prefix) {
         q[5] = timed_vsample(t0 + 245 * MS);
 
         /* Before the clock starts nothing waits. */
-        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 6), 6);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 6, drained), 6);
         ck_assert(!dp_tracker_tick(t, t0));
-        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 6), 3);
-        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 3), 3);
-        ck_assert_uint_eq(dp_tracker_open_prefix(t, q + 3, 3), 0);
-        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 0), 0);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 6, drained), 3);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 3, drained), 3);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q + 3, 3, drained), 0);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q, 0, drained), 0);
         {
                 struct dp_sample untimed[2] = { vsample(1, P(0)), vsample(1, P(1)) };
-                /* From a clock gone wrong, beyond the aggregation after next. */
-                struct dp_sample wild[2] = { timed_vsample(t0 + 300 * MS), timed_vsample(UINT64_MAX) };
+                /* From a clock gone wrong: after they were drained. */
+                struct dp_sample wild[2] = { timed_vsample(drained + 1), timed_vsample(UINT64_MAX) };
 
-                ck_assert_uint_eq(dp_tracker_open_prefix(t, untimed, 2), 2);
-                ck_assert_uint_eq(dp_tracker_open_prefix(t, wild, 2), 2);
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, untimed, 2, drained), 2);
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, wild, 2, drained), 2);
+        }
+        {
+                /* A poll interval longer than two aggregations: further ahead still, and it waits. */
+                struct dp_sample far = timed_vsample(t0 + 400 * MS);
+
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, &far, 1, t0 + 450 * MS), 0);
         }
 
         /* Drained at t0 + 250 ms, when the tick (150 ms behind) closes the first. */
         dp_tracker_account_batch(t, q, 3, &c);
         ck_assert(dp_tracker_tick(t, t0 + 100 * MS));
-        ck_assert_uint_eq(dp_tracker_open_prefix(t, q + 3, 3), 3);
+        ck_assert_uint_eq(dp_tracker_open_prefix(t, q + 3, 3, drained), 3);
         dp_tracker_account_batch(t, q + 3, 3, &c);
         ck_assert_uint_eq(c.v[DP_C_MATCH], 6);
         ck_assert_uint_eq(c.v[DP_C_UPDATE], 6);

@@ -183,8 +183,9 @@ static inline size_t dp_spsc_peek(struct dp_spsc *q, const struct dp_sample **fi
         return (size_t) DP_MIN(avail, contiguous);
 }
 
-/* Occupancy now, as the consumer sees it (published samples only).  Reads
- * the line the producer publishes head on: once per batch, not per sample. */
+/* Occupancy now, as the consumer sees it (published samples only); for the
+ * consumer's thread only.  Reads the line the producer publishes head on:
+ * once per batch, not per sample. */
 static inline size_t dp_spsc_depth_consumer(struct dp_spsc *q) {
         q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
         return (size_t) (q->head_cache - q->tail_private);

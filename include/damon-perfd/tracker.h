@@ -100,10 +100,11 @@ void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, s
  * they should wait, in their queue, for the tick that opens it, so that each
  * still counts in its own sampling interval.  (dp_tracker_account() files a
  * sample from further ahead under the next aggregation's last interval.)
- * All @n before the first tick; a sample without a time, or timed beyond the
- * aggregation after next, never waits.  One comparison when none waits.
+ * All @n before the first tick; a sample without a time, or timed after
+ * @now_ns (the samples' clock now: CLOCK_MONOTONIC live), never waits.  One
+ * comparison when none waits.
  */
-size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n);
+size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n, uint64_t now_ns);
 
 /* What dp_tracker_account() would file @s under (DP_C_MATCH or a DP_C_MISS_*),
  * without counting anything: for showing sampled records to people. */
