@@ -63,11 +63,20 @@ static void assert_field(const struct captured *c, const char *name, const char 
         ck_assert_str_eq(v, value);
 }
 
-/* Every event kind once, captured. */
-static void emit_all(void) {
+/* From here to capture_end(), every entry at every level is captured. */
+static void capture_begin(void) {
         n_entries = 0;
         log_set_max_level(LOG_DEBUG);
         log_set_journal_sink(capture);
+}
+
+static void capture_end(void) {
+        log_set_journal_sink(NULL);
+}
+
+/* Every event kind once, captured. */
+static void emit_all(void) {
+        capture_begin();
         log_started("1.2.3");
         log_ready("pagefault", 3, 4);
         log_reloading();
@@ -81,7 +90,7 @@ static void emit_all(void) {
         log_damon_role("observe-only", -1, "kdamond 0 is running (pid 9) and is not ours: observe only");
         log_damon_error("commit", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EINVAL, 0, 1);
         log_damon_restored("owned", 0, 0);
-        log_set_journal_sink(NULL);
+        capture_end();
 }
 
 static const struct captured *find_entry(const char *message_id) {
@@ -163,11 +172,9 @@ END_TEST
 START_TEST(test_damon_taken_over_is_a_notice) {
         const struct captured *c;
 
-        n_entries = 0;
-        log_set_max_level(LOG_DEBUG);
-        log_set_journal_sink(capture);
+        capture_begin();
         log_damon_restored("owned", 0, EEXIST);
-        log_set_journal_sink(NULL);
+        capture_end();
         c = find_entry(LOG_MESSAGE_DAMON_RESTORED);
         assert_field(c, "PRIORITY", "5");
         assert_field(c, "DAMON_PERFD_ERRNO", "17");
@@ -180,11 +187,9 @@ END_TEST
 START_TEST(test_damon_busy_is_a_notice) {
         const struct captured *c;
 
-        n_entries = 0;
-        log_set_max_level(LOG_DEBUG);
-        log_set_journal_sink(capture);
+        capture_begin();
         log_damon_error("state", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EBUSY, 0, 1);
-        log_set_journal_sink(NULL);
+        capture_end();
         c = find_entry(LOG_MESSAGE_DAMON_ERROR);
         assert_field(c, "PRIORITY", "5");
         assert_field(c, "DAMON_PERFD_DAMON_STEP", "state");
