@@ -26,6 +26,7 @@
 #include "damon-perfd/mem-level.h"
 
 #include "check-main.h"
+#include "ibs-registers.h"
 #include "test-ctl-run.h"
 
 #define EXIT_DAMAGED 5
@@ -636,18 +637,6 @@ END_TEST
 #define CAPS_BRNTRGT (1u << 5)
 #define CAPS_OPDATA4 (1u << 10)
 #define CAPS_ZEN4 (1u << 11)
-#define CTL_OK ((1ull << 17) | (1ull << 18) | 0x186a)
-#define D3_LD (1ull << 0)
-#define D3_ST (1ull << 1)
-#define D3_DC_MISS (1ull << 7)
-#define D3_NO_MAB (1ull << 16)
-#define D3_LIN_VALID (1ull << 17)
-#define D3_PHY_VALID (1ull << 18)
-#define D3_L2_MISS (1ull << 20)
-#define D3_SW_PF (1ull << 21)
-#define D3_LAT(x) ((uint64_t) (x) << 32)
-#define D2_DRAM 3ull
-#define D2_RMT_NODE (1ull << 4)
 
 struct ibs_op {
         uint32_t caps;

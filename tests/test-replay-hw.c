@@ -21,6 +21,7 @@
 #include "damon-perfd/replay.h"
 
 #include "check-main.h"
+#include "ibs-registers.h"
 #include "perf-data-writer.h"
 
 #define RECORD_AUXTRACE_INFO 70
@@ -575,16 +576,6 @@ END_TEST
 
 /* ---- AMD IBS (FIELD-NOTES §3) ---- */
 
-#define CTL_OK ((1ull << 17) | (1ull << 18) | 0x186a)
-#define D3_LD (1ull << 0)
-#define D3_ST (1ull << 1)
-#define D3_DC_MISS (1ull << 7)
-#define D3_NO_MAB (1ull << 16)
-#define D3_LIN_VALID (1ull << 17)
-#define D3_PHY_VALID (1ull << 18)
-#define D3_L2_MISS (1ull << 20)
-#define D3_LAT(x) ((uint64_t) (x) << 32)
-#define D2_DRAM 3u
 #define IBS_CAPS (DP_IBS_CAPS_AVAIL | DP_IBS_CAPS_FETCHSAM | DP_IBS_CAPS_OPSAM)
 
 struct ibs_op {
