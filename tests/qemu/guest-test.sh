@@ -146,6 +146,12 @@ stop_daemon() {
         wait "$watchdog" 2>/dev/null
 }
 
+# stop_daemon, and the assertion that it exited cleanly.
+stop_daemon_cleanly() {
+        stop_daemon
+        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+}
+
 # Alive, not a zombie: a child that died stays visible to kill -0 until it
 # is waited for.
 running() {
@@ -287,8 +293,7 @@ case_own() {
                 [ "$tried" = yes ]
 
         [ "$case_failed" = 0 ] || show_kdamond
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_daemon_cleanly
         nr=$(read_file "$KD/nr_kdamonds") state=$(read_file "$KD/0/state")
         expect "the kdamond is off or gone after stop" "nr_kdamonds=$nr, state=$state" \
                 [ "$nr" = 0 -o "$state" = off ]
@@ -352,8 +357,7 @@ case_foreign() {
                 show_log damonctl /run/damonctl.out
         fi
         expect "the daemon's log says observe-only" "no 'observe' in its log" grep -qi observe "$daemon_log"
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_daemon_cleanly
         stop_workload
 
         snapshot /run/snap-after
@@ -439,8 +443,7 @@ case_attach() {
                 [ "$(read_file "$target_dir/pid_target")" = "$wl_pid" ]
         expect "the daemon's log says attached" "no 'attached' in its log" grep -q "DAMON: attached" "$daemon_log"
         [ "$case_failed" = 0 ] || show_kdamond
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_daemon_cleanly
         changed=$(changed_files)
         expect "every value the daemon replaced is back" "$changed" [ -z "$changed" ]
         stop_workload
@@ -602,8 +605,7 @@ case_hotplug() {
                 [ "$(metric callback_total 1)" -gt "$cb1" ]
         expect_serving_and_reconciling "after CPU 1 came back twice"
 
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_daemon_cleanly
         stop_workload
         [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
 }
@@ -611,6 +613,11 @@ case_hotplug() {
 # The lines naming a DAMON failure or busy lock (one per step and errno, by design).
 damon_causes() {
         grep -E 'DAMON: (.* (failed|busy): |kdamond [0-9]+ stopped without us)' "$daemon_log"
+}
+
+expect_each_cause_once() {
+        twice=$(damon_causes | sort | uniq -d)
+        expect "no DAMON failure is logged twice" "$twice" [ -z "$twice" ]
 }
 
 # damon_error_count STEP ERRNO: the daemon's count of that failure (0 if none).
@@ -671,10 +678,9 @@ case_kdamond_off() {
                 [ "$(grep -c 'kdamond 0 stopped without us' "$daemon_log")" = 1 ]
         count=$(damon_error_count kdamond-stopped 3)
         expect "damonctl damon counts both stops" "count $count" [ "$count" -ge 2 ]
-        expect "no DAMON failure is logged twice" "$(damon_causes | sort | uniq -d)" [ -z "$(damon_causes | sort | uniq -d)" ]
+        expect_each_cause_once
         expect_serving_and_reconciling "after the kdamond was turned off twice"
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        stop_daemon_cleanly
         nr=$(read_file "$KD/nr_kdamonds") state=$(read_file "$KD/0/state")
         expect "the kdamond is off or gone after stop" "nr_kdamonds=$nr, state=$state" [ "$nr" = 0 -o "$state" = off ]
         stop_workload
@@ -722,9 +728,8 @@ case_target_exit() {
         expect "the next workload gets its hints: kdamond on, its hot area committed" \
                 "state $(read_file "$KD/0/state"), hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" \
                 eventually hints_settled
-        expect "no DAMON failure is logged twice" "$(damon_causes | sort | uniq -d)" [ -z "$(damon_causes | sort | uniq -d)" ]
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        expect_each_cause_once
+        stop_daemon_cleanly
         stop_workload
         [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
 }
@@ -777,9 +782,8 @@ case_sysfs_error() {
         expect "the daemon recovers once the value is fixed: kdamond on, hints committed" \
                 "state $(read_file "$KD/0/state"), hot area [$hot_start,$hot_end), regions $(find_target; regions_of_target)" \
                 eventually hints_settled
-        expect "no DAMON failure is logged twice" "$(damon_causes | sort | uniq -d)" [ -z "$(damon_causes | sort | uniq -d)" ]
-        stop_daemon
-        expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
+        expect_each_cause_once
+        stop_daemon_cleanly
         stop_workload
         [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
         damon_reset
