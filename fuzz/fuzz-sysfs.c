@@ -320,16 +320,22 @@ static void fuzz_pmu_fields(struct fuzz_input *in) {
 
 /* ---- procfs ---- */
 
+static size_t count_lines(const char *text, size_t len) {
+        size_t lines = 0;
+
+        for (size_t i = 0; i < len; i++)
+                lines += text[i] == '\n';
+        return lines;
+}
+
 static void fuzz_maps(const char *text, size_t len) {
         _cleanup_free_ struct dp_range *ranges = NULL, *again = NULL;
-        size_t n = 0, n_again = 0, bad = 99, lines = 0;
+        size_t n = 0, n_again = 0, bad = 99, lines = count_lines(text, len);
         char *printed = NULL;
         size_t printed_size = 0;
         FILE *f;
         int r;
 
-        for (size_t i = 0; i < len; i++)
-                lines += text[i] == '\n';
         r = dp_parse_maps(text, len, &ranges, &n, &bad);
         CHECK(r == 0 || r == -EBADMSG || r == -ENOMEM);
         if (r == -EBADMSG)
@@ -351,15 +357,13 @@ static void fuzz_maps(const char *text, size_t len) {
 
 static void fuzz_iomem(const char *text, size_t len) {
         _cleanup_free_ struct dp_range *ranges = NULL, *again = NULL;
-        size_t n = 0, n_again = 0, bad = 99, lines = 0;
+        size_t n = 0, n_again = 0, bad = 99, lines = count_lines(text, len);
         bool all_zero = true;
         char *printed = NULL;
         size_t printed_size = 0;
         FILE *f;
         int r;
 
-        for (size_t i = 0; i < len; i++)
-                lines += text[i] == '\n';
         r = dp_parse_iomem(text, len, &ranges, &n, &bad);
         CHECK(r == 0 || r == -EBADMSG || r == -ERANGE || r == -EPERM || r == -ENOENT || r == -ENOMEM);
         if (r == -EBADMSG || r == -ERANGE)
