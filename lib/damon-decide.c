@@ -9,6 +9,7 @@
 
 /* Pure: the tree, the previous state and the settings in, a role out. */
 
+__attribute__((format(printf, 3, 4)))
 static void set(struct dp_damon_decision *d, enum dp_damon_role role, const char *fmt, ...) {
         va_list ap;
 
