@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/config.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/ring-reader.h"
+#include "config.h"
+#include "macro.h"
+#include "ring-reader.h"
 #include "tracker-thread.h"
 
 #define PAGE 4096

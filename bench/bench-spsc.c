@@ -24,8 +24,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/spsc.h"
+#include "macro.h"
+#include "spsc.h"
 
 #define MAX_BATCH 4096
 #define MAX_REPS 64

@@ -33,9 +33,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/probes.h"
-#include "damon-perfd/tracker.h"
+#include "macro.h"
+#include "probes.h"
+#include "tracker.h"
 
 #define NR_SAMPLES (1u << 16)
 #define MAX_REPS 64

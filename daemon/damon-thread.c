@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/damon-hints.h"
-#include "damon-perfd/damon-sysfs.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/probes.h"
+#include "damon-hints.h"
+#include "damon-sysfs.h"
+#include "macro.h"
+#include "probes.h"
 #include "damon-thread.h"
 #include "log.h"
 

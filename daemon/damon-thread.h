@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "damon-perfd/config.h"
-#include "damon-perfd/damon-control.h"
-#include "damon-perfd/damon-view.h"
+#include "config.h"
+#include "damon-control.h"
+#include "damon-view.h"
 #include "tracker-thread.h"
 
 #define DAMON_VIEW_MAX_CAUSES 16

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 #include "event-hub.h"
 
 #define HUB_CAPACITY 4096

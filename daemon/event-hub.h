@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "damon-perfd/counters.h"
+#include "counters.h"
 
 enum hub_event_kind {
         HUB_STATE_CHANGE,

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/cpu-hotplug.h"
-#include "damon-perfd/cpu-list.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/proc-parse.h"
+#include "cpu-hotplug.h"
+#include "cpu-list.h"
+#include "macro.h"
+#include "fileio.h"
 #include "hotplug.h"
 #include "log.h"
 

@@ -5,7 +5,7 @@
  * CPU hotplug, from the event loop: once a second it reads the online CPUs
  * from /sys/devices/system/cpu/online, closes the sampler of each configured
  * CPU that went offline and opens it again when the CPU is back
- * (damon-perfd/cpu-hotplug.h tells what the kernel does to the events and
+ * (cpu-hotplug.h tells what the kernel does to the events and
  * how the readers catch a CPU that was back before the next look).  CPUs that
  * were never configured are ignored.
  *

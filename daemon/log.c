@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-journal.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 #include "log.h"
 
 #define FIELDS_MAX 12

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/config-file.h"
+#include "config-file.h"
 #include "dp-config.h"
 #include "log.h"
 #include "manager.h"

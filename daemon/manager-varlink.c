@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/varlink-idl.h"
+#include "varlink-idl.h"
 #include "dp-config.h"
 #include "api.h"
 #include "log.h"

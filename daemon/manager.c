@@ -9,10 +9,10 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
-#include "damon-perfd/cpu-hotplug.h"
-#include "damon-perfd/cpu-list.h"
-#include "damon-perfd/proc-parse.h"
-#include "damon-perfd/stats.h"
+#include "cpu-hotplug.h"
+#include "cpu-list.h"
+#include "fileio.h"
+#include "stats.h"
 #include "dp-config.h"
 #include "event-hub.h"
 #include "log.h"
@@ -23,6 +23,7 @@
 #include "report.h"
 #include "sampler.h"
 #include "tracker-thread.h"
+#include "time-util.h"
 
 /* Losses on one CPU reach the journal at most this often, summed since the last report. */
 #define LOSS_REPORT_INTERVAL_NS (10 * 1000000000ull)
@@ -30,13 +31,6 @@
 #define TRACKER_STALL_MAX_NS (10 * 1000000000ull)
 /* How long READY=1 waits for the readers to report RUNNING (or ERROR). */
 #define SAMPLERS_SETTLE_MAX_NS (5 * 1000000000ull)
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 static int load_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
         _cleanup_free_ char *online = NULL;
@@ -88,7 +82,7 @@ void manager_collect(struct manager *m) {
         }
         m->view.source = m->source;
         m->view.source_reason = m->selection.choice.reason;
-        m->view.uptime_ns = now_ns() - m->start_ns;
+        m->view.uptime_ns = dp_now_ns(CLOCK_MONOTONIC) - m->start_ns;
         m->view.sample_rate = m->sample_rate;
         dp_stats_collect(&m->view, stats, ids, m->n);
 }
@@ -104,7 +98,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 return -ENOMEM;
         m->o = *options;
         m->stop_fd = -1;
-        m->start_ns = now_ns();
+        m->start_ns = dp_now_ns(CLOCK_MONOTONIC);
         log_started(DP_VERSION);
 
         r = event_hub_new(&m->hub);
@@ -351,7 +345,7 @@ static void check_tracker(struct manager *m, uint64_t now) {
  * the counter-derived Monitor() events. */
 static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
-        uint64_t now = now_ns(), valid;
+        uint64_t now = dp_now_ns(CLOCK_MONOTONIC), valid;
 
         hotplug_check(m->hotplug, m->samplers, m->n, &m->sampler_options);
         manager_collect(m);
@@ -534,7 +528,7 @@ int manager_reload(struct manager *m, char ***ret_errors) {
         size_t retried = 0;
         int r;
 
-        (void) sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading\nMONOTONIC_USEC=%" PRIu64, now_ns() / 1000);
+        (void) sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading\nMONOTONIC_USEC=%" PRIu64, dp_now_ns(CLOCK_MONOTONIC) / 1000);
         log_reloading();
         r = reload_config(m, ret_errors);
         if (r >= 0) {
@@ -565,7 +559,7 @@ static int on_reload_signal(sd_event_source *s, const struct signalfd_siginfo *s
 /* The readers report RUNNING from their own threads: READY=1 waits for them
  * (bounded), so that "ready" means sampling, not just set up. */
 static void wait_for_samplers(struct manager *m) {
-        uint64_t deadline = now_ns() + SAMPLERS_SETTLE_MAX_NS;
+        uint64_t deadline = dp_now_ns(CLOCK_MONOTONIC) + SAMPLERS_SETTLE_MAX_NS;
 
         for (;;) {
                 size_t pending = 0;
@@ -574,7 +568,7 @@ static void wait_for_samplers(struct manager *m) {
                         pending += dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ENABLED;
                 if (pending == 0)
                         return;
-                if (now_ns() >= deadline) {
+                if (dp_now_ns(CLOCK_MONOTONIC) >= deadline) {
                         log_warning("%zu CPUs still not running after %llu s", pending,
                                     SAMPLERS_SETTLE_MAX_NS / 1000000000ull);
                         return;

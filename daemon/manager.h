@@ -6,10 +6,10 @@
 #include <stdatomic.h>
 #include <systemd/sd-event.h>
 
-#include "damon-perfd/config-file.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/cpu-list.h"
-#include "damon-perfd/stats.h"
+#include "config-file.h"
+#include "config.h"
+#include "cpu-list.h"
+#include "stats.h"
 #include "damon-thread.h"
 #include "event-hub.h"
 #include "hotplug.h"

@@ -4,6 +4,7 @@
 
 #include "log.h"
 #include "pmu-select.h"
+#include "source-choose.h"
 
 int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selection *ret) {
         int r;

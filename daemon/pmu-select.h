@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "damon-perfd/pmu.h"
-#include "damon-perfd/source.h"
+#include "pmu.h"
+#include "source.h"
+#include "source-choose.h"
 
 /*
  * The daemon's side of the source choice: detect the memory-access PMUs
- * (damon-perfd/pmu.h), resolve the configured Source= against them and log
+ * (pmu.h), resolve the configured Source= against them and log
  * the outcome with its reason.
  */
 struct pmu_selection {

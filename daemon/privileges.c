@@ -11,8 +11,8 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/proc-parse.h"
+#include "macro.h"
+#include "fileio.h"
 #include "log.h"
 #include "privileges.h"
 #include "varlink-server.h"

@@ -4,7 +4,7 @@
 /*
  * Least privilege with libcap.  The daemon starts as root, opens its samplers
  * (and rings), then drops to what the configuration needs for the rest of its
- * life (lib/capabilities.c decides which): bounding set, ambient and
+ * life (lib/perf/capabilities.c decides which): bounding set, ambient and
  * inheritable sets cleared of everything else, effective = permitted = that
  * set, then no_new_privs.
  *
@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "damon-perfd/capabilities.h"
-#include "damon-perfd/config.h"
+#include "capabilities.h"
+#include "config.h"
 #include "sampler.h"
 
 /* Drops to the plan for @c, @samplers (their rings count against perf's

@@ -16,15 +16,9 @@
 #include "log.h"
 #include "sampler.h"
 #include "tracker-thread.h"
+#include "time-util.h"
 
 #define LOST_READ_INTERVAL_NS 1000000000ull
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 /* The kernel's lost count; true when the event's time_enabled stood still
  * since the last call: the kernel detached it, its CPU went offline (perhaps
@@ -105,14 +99,14 @@ static void *reader_main(void *arg) {
                                 hangup = true;
 
                 drain_and_publish(s, false);
-                if (now_ns() >= next_lost_read) {
+                if (dp_now_ns(CLOCK_MONOTONIC) >= next_lost_read) {
                         if (read_event(s)) {
                                 log_info("CPU%d: its perf event stopped counting time: the kernel detached it", s->cpu);
                                 r = -ENODEV;
                                 failed_step = DP_STEP_OFFLINE;
                                 break;
                         }
-                        next_lost_read = now_ns() + LOST_READ_INTERVAL_NS;
+                        next_lost_read = dp_now_ns(CLOCK_MONOTONIC) + LOST_READ_INTERVAL_NS;
                 }
                 if (hangup) {
                         /* The event is gone, e.g. its CPU went offline. */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "damon-perfd/perf-data-header.h"
-#include "damon-perfd/replay.h"
+#include "perf-data-header.h"
+#include "replay.h"
 #include "log.h"
 #include "replay-run.h"
 #include "report.h"

@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-#include "damon-perfd/stats.h"
-#include "damon-perfd/tracker.h"
+#include "stats.h"
+#include "tracker.h"
 
 /* The counter table, per-CPU lines and the @top hottest regions of @snap
  * (NULL: none), for people. */

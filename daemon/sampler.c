@@ -6,7 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "damon-perfd/probes.h"
+#include "probes.h"
 #include "log.h"
 #include "sampler.h"
 

@@ -12,14 +12,14 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "damon-perfd/counters.h"
-#include "damon-perfd/cpu-hotplug.h"
-#include "damon-perfd/aux-ring.h"
-#include "damon-perfd/perf-event.h"
-#include "damon-perfd/pmu.h"
-#include "damon-perfd/ring-reader.h"
-#include "damon-perfd/source.h"
-#include "damon-perfd/spsc.h"
+#include "counters.h"
+#include "cpu-hotplug.h"
+#include "aux-ring.h"
+#include "perf-event.h"
+#include "pmu.h"
+#include "ring-reader.h"
+#include "source.h"
+#include "spsc.h"
 #include "event-hub.h"
 
 struct sampler_options {

@@ -10,10 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/probes.h"
-#include "damon-perfd/proc-parse.h"
+#include "probes.h"
+#include "fileio.h"
+#include "proc-parse.h"
 #include "log.h"
 #include "tracker-thread.h"
+#include "time-util.h"
 
 /* Every pass ends in a sleep until the first of: the current aggregation is
  * due (plus the lag its samples may have), the next maps refresh, or the
@@ -76,13 +78,6 @@ struct tracker_thread {
         pthread_mutex_t lock;                   /* guards published */
         struct dp_tracker_snapshot published;
 };
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 static int read_ranges(uint32_t tgid, bool phys, struct dp_range **ranges, size_t *n) {
         _cleanup_free_ char *text = NULL;
@@ -213,7 +208,7 @@ static void maybe_show_sample(struct tracker_thread *t, const struct dp_sample *
 
         if (rate == 0)
                 return;
-        now = now_ns();
+        now = dp_now_ns(CLOCK_MONOTONIC);
         t->sample_tokens = DP_MIN((double) rate, t->sample_tokens + (double) rate * (double) (now - t->tokens_ns) / 1e9);
         t->tokens_ns = now;
         if (t->sample_tokens < 1)
@@ -271,7 +266,7 @@ static void apply_pending_targets(struct tracker_thread *t) {
  * or their queue is past half full when looked at.  Returns the number of
  * samples taken, and in *@fullest the most taken from any one queue. */
 static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest) {
-        uint64_t now = now_ns();
+        uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
         size_t total = 0;
 
         *fullest = 0;
@@ -365,13 +360,13 @@ static void *tracker_main(void *arg) {
                 uint64_t now, nap;
                 bool requested;
 
-                atomic_store_explicit(&t->heartbeat_ns, now_ns(), memory_order_relaxed);
+                atomic_store_explicit(&t->heartbeat_ns, dp_now_ns(CLOCK_MONOTONIC), memory_order_relaxed);
                 if (atomic_exchange(&t->pending_set, false)) {
                         apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
                 (void) drain_all(t, stopping, &fullest);
-                now = now_ns();
+                now = dp_now_ns(CLOCK_MONOTONIC);
 
                 /* Close an aggregation only once every sample of it can have been
                  * drained: samples wait up to poll_ms in the ring, then in the queue. */
@@ -433,7 +428,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         t->phys = config->target_mode == DP_TARGETS_PHYS;
         t->capacity = config->target_mode == DP_TARGETS_PHYS ? 1 : DP_MAX(config->max_targets, DP_CONFIG_MAX_PIDS);
         tc.max_targets = t->capacity;
-        tc.seed = now_ns();
+        tc.seed = dp_now_ns(CLOCK_MONOTONIC);
         /* The sample probe's label: every CPU samples with the one source. */
         for (size_t i = 0; i < n && !tc.source; i++)
                 if (samplers[i].reader.source)
@@ -452,10 +447,10 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
 
         /* Initial targets before any sample arrives. */
         refresh_targets(t, true);
-        t->next_refresh_ns = now_ns() + config->maps_refresh_us * 1000;
+        t->next_refresh_ns = dp_now_ns(CLOCK_MONOTONIC) + config->maps_refresh_us * 1000;
         publish_snapshot(t);
 
-        atomic_store_explicit(&t->heartbeat_ns, now_ns(), memory_order_relaxed);
+        atomic_store_explicit(&t->heartbeat_ns, dp_now_ns(CLOCK_MONOTONIC), memory_order_relaxed);
         r = -pthread_create(&t->thread, NULL, tracker_main, t);
         if (r < 0)
                 goto fail;

@@ -13,8 +13,8 @@
 
 #include <jansson.h>
 
-#include "damon-perfd/config.h"
-#include "damon-perfd/tracker.h"
+#include "config.h"
+#include "tracker.h"
 #include "sampler.h"
 
 struct tracker_thread;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The transport of the varlink server: sockets, sd-event sources, caps and
- * timeouts.  The protocol is lib/varlink-connection.c, the routing of
- * calls lib/varlink-service.c. */
+ * timeouts.  The protocol is lib/varlink/varlink-connection.c, the routing of
+ * calls lib/varlink/varlink-service.c. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <sys/socket.h>
 #include <systemd/sd-daemon.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-connection.h"
-#include "damon-perfd/varlink-socket.h"
+#include "macro.h"
+#include "varlink-connection.h"
+#include "varlink-socket.h"
 #include "log.h"
 #include "varlink-server.h"
 

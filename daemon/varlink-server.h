@@ -3,11 +3,11 @@
 
 /*
  * The varlink server on sd-event: listens on a unix stream socket, runs the
- * protocol (lib/varlink-connection.c) per connection, answers
+ * protocol (lib/varlink/varlink-connection.c) per connection, answers
  * org.varlink.service itself, checks every call's parameters against the
  * interface description, and hands the rest to the daemon's handlers.
  *
- * Calls, replies and handler rules: damon-perfd/varlink-service.h.
+ * Calls, replies and handler rules: varlink-service.h.
  * Single-threaded: call everything from the sd_event loop's thread.
  */
 
@@ -17,7 +17,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "damon-perfd/varlink-service.h"
+#include "varlink-service.h"
 
 #define DP_VARLINK_SERVER_MAX_CONNECTIONS 4096u
 #define DP_VARLINK_SERVER_MAX_CONNECTIONS_PER_UID 1024u

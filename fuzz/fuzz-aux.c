@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzz target for the AUX area (lib/aux-ring.c) as the ring reader drives it
- * (lib/ring-reader.c): PERF_RECORD_AUX stretches anywhere relative to the
+ * Fuzz target for the AUX area (lib/perf/aux-ring.c) as the ring reader drives it
+ * (lib/queue/ring-reader.c): PERF_RECORD_AUX stretches anywhere relative to the
  * consumed tail, with any flags, between task-switch, COMM and ITRACE_START
  * records that say whose SPE records follow.  Input:
  *
@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/aux-ring.h"
-#include "damon-perfd/decode-spe.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/ring-reader.h"
+#include "aux-ring.h"
+#include "decode-spe.h"
+#include "macro.h"
+#include "ring-reader.h"
 
 #include "fuzz.h"
 

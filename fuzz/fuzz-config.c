@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/config-file.h"
-#include "damon-perfd/macro.h"
+#include "config-file.h"
+#include "macro.h"
 
 #include "fuzz.h"
 

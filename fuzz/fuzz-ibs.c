@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/decode-pebs.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/mem-level.h"
+#include "decode-ibs.h"
+#include "decode-pebs.h"
+#include "macro.h"
+#include "mem-level.h"
 
 #include "fuzz.h"
 

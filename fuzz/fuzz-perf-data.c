@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzz target for the perf.data reader (lib/perf-data.c, the feature
- * sections of lib/perf-data-header.c) and the replays that drive it
- * (lib/replay.c with lib/capture-source.c and the AUX data of SPE captures),
+ * Fuzz target for the perf.data reader (lib/perf/perf-data.c, the feature
+ * sections of lib/perf/perf-data-header.c) and the replays that drive it
+ * (lib/replay/replay.c with lib/source/capture-source.c and the AUX data of SPE captures),
  * as damonctl heatmap and the daemon's --replay run them.  The input is the file: it is written to a memfd and
  * opened by its /proc/self/fd path, as a capture on disk is (mapped, and
  * read(2) through the read-ahead for one-pass reads), and from memory.
@@ -27,12 +27,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "damon-perfd/counters.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/perf-data-header.h"
-#include "damon-perfd/perf-data.h"
-#include "damon-perfd/replay.h"
-#include "damon-perfd/tracker.h"
+#include "counters.h"
+#include "macro.h"
+#include "perf-data-header.h"
+#include "perf-data.h"
+#include "replay.h"
+#include "tracker.h"
 
 #include "fuzz.h"
 

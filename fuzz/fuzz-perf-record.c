@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzz target for the perf record parsers (lib/perf-record.c), the mmap ring
- * reader (lib/perf-ring.c) and the reader stage (lib/ring-reader.c).  Input:
+ * Fuzz target for the perf record parsers (lib/perf/perf-record.c), the mmap ring
+ * reader (lib/perf/perf-ring.c) and the reader stage (lib/queue/ring-reader.c).  Input:
  *
  *   bytes 0-3  sample_type (the 25 bits we know)
  *   byte 4     bits 0-4 read_format, bit 5 an unknown read_format bit, bit 6
@@ -38,12 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/perf-record.h"
-#include "damon-perfd/perf-ring.h"
-#include "damon-perfd/ring-reader.h"
-#include "damon-perfd/source.h"
-#include "damon-perfd/spsc.h"
+#include "macro.h"
+#include "perf-record.h"
+#include "perf-ring.h"
+#include "ring-reader.h"
+#include "source.h"
+#include "spsc.h"
 
 #include "fuzz.h"
 

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/aux-ring.h"
-#include "damon-perfd/decode-spe.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/ring-reader.h"
+#include "aux-ring.h"
+#include "decode-spe.h"
+#include "macro.h"
+#include "ring-reader.h"
 
 #include "fuzz.h"
 

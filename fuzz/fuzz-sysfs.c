@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target for what the daemon parses out of sysfs and procfs: CPU lists
- * (lib/cpu-list.c), PMU format fields and event strings (lib/pmu-format.c),
+ * (lib/basic/cpu-list.c), PMU format fields and event strings (lib/perf/pmu-format.c),
  * whole PMU directories and the source choice they lead to
- * (lib/pmu-detect.c, lib/source-*.c), /proc/PID/maps and /proc/iomem
- * (lib/proc-parse.c), the DAMON state file (lib/damon-state.c), DAMON sysfs
- * numbers and the DAMON tree read back (lib/damon-sysfs.c, damon-discover.c,
+ * (lib/perf/pmu-detect.c, lib/source-*.c), /proc/PID/maps and /proc/iomem
+ * (lib/basic/proc-parse.c), the DAMON state file (lib/damon/damon-state.c), DAMON sysfs
+ * numbers and the DAMON tree read back (lib/damon/damon-sysfs.c, damon-discover.c,
  * damon-commit.c).  Byte 0 picks the parser; the rest is its text, or (for
  * the trees) NUL-separated file contents.  Files live in a private directory
  * under $DP_FUZZ_TMPDIR (else /dev/shm, else /tmp), made once per process.
@@ -34,15 +34,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "damon-perfd/cpu-list.h"
-#include "damon-perfd/damon-control.h"
-#include "damon-perfd/damon-sysfs.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/pmu.h"
-#include "damon-perfd/proc-parse.h"
-#include "damon-perfd/source.h"
+#include "cpu-list.h"
+#include "damon-control.h"
+#include "damon-sysfs.h"
+#include "macro.h"
+#include "pmu.h"
+#include "proc-parse.h"
+#include "source.h"
 
 #include "fuzz.h"
+#include "source-choose.h"
 
 
 enum selector {

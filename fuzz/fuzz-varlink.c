@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target for varlink message handling: the NUL framing and limits of a
- * connection (lib/varlink-connection.c), call and reply messages
- * (lib/varlink-message.c), the service's routing and reply checks against
- * the real io.damon.perfd interface (lib/varlink-service.c), and the IDL
+ * connection (lib/varlink/varlink-connection.c), call and reply messages
+ * (lib/varlink/varlink-message.c), the service's routing and reply checks against
+ * the real io.damon.perfd interface (lib/varlink/varlink-service.c), and the IDL
  * parser and validator (lib/varlink-idl*.c).  Byte 0, bits 0-1, picks:
  *
  *   0  a connection: byte 1 sets the limits and options, then the rest is
@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-connection.h"
-#include "damon-perfd/varlink-idl.h"
-#include "damon-perfd/varlink-message.h"
-#include "damon-perfd/varlink-service.h"
+#include "macro.h"
+#include "varlink-connection.h"
+#include "varlink-idl.h"
+#include "varlink-message.h"
+#include "varlink-service.h"
 
 #include "fuzz.h"
 

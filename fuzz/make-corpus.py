@@ -337,7 +337,7 @@ type Item (
 method Get(id: int, filter: ?object) -> (items: []Item)
 error NotFound (id: int)
 """
-    seeds["service-idl"] = b"\2" + c_string("lib/varlink-idl-data.c", "dp_varlink_org_varlink_service_idl[]")
+    seeds["service-idl"] = b"\2" + c_string("lib/varlink/varlink-idl-data.c", "dp_varlink_org_varlink_service_idl[]")
     seeds["parameters"] = b"\3" + bytes([30]) + b'{"target":1,"limit":10}\0{"regions":[]}\0{}\0{"x":1}'
     return seeds
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 
 #include "fuzz.h"
 

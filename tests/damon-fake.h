@@ -34,8 +34,8 @@
 #include <unistd.h>
 
 #include "test-tree.h"
-#include "damon-perfd/damon-sysfs.h"
-#include "damon-perfd/macro.h"
+#include "damon-sysfs.h"
+#include "macro.h"
 
 #define FAKE_LOG_MAX 512
 #define FAKE_LOG_LINE (DP_DAMON_PATH_MAX + 80)

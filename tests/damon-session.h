@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "damon-fake.h"
-#include "damon-perfd/damon-control.h"
+#include "damon-control.h"
 
 #define CTX "kdamonds/0/contexts/0/"
 

@@ -31,7 +31,7 @@ import zlib
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 WIDTH, HEIGHT = 960, 600
-# The plot area (see lib/heatmap-svg.c), less a pixel at each edge.
+# The plot area (see lib/view/heatmap-svg.c), less a pixel at each edge.
 PLOT_X0, PLOT_X1 = 131, 849
 
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "damon-perfd/aux-ring.h"
-#include "damon-perfd/perf-event.h"
-#include "damon-perfd/ring-reader.h"
+#include "aux-ring.h"
+#include "perf-event.h"
+#include "ring-reader.h"
 
 #include "check-main.h"
 

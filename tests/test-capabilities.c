@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Which capabilities each configuration keeps (lib/capabilities.c), and the
+/* Which capabilities each configuration keeps (lib/perf/capabilities.c), and the
  * names they are reported by. */
 #include <check.h>
 #include <errno.h>
 #include <linux/capability.h>
 #include <string.h>
 
-#include "damon-perfd/capabilities.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/macro.h"
+#include "capabilities.h"
+#include "config.h"
+#include "macro.h"
 
 #include "check-main.h"
 

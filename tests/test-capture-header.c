@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/capture-source.h"
-#include "damon-perfd/decode-spe.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/perf-data-header.h"
-#include "damon-perfd/task-timeline.h"
+#include "capture-source.h"
+#include "decode-spe.h"
+#include "macro.h"
+#include "perf-data-header.h"
+#include "task-timeline.h"
 
 #include "check-main.h"
 #include "perf-data-writer.h"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/config-file.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/macro.h"
+#include "config-file.h"
+#include "config.h"
+#include "macro.h"
 
 #include "check-main.h"
 #include "test-tree.h"

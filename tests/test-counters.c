@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "damon-perfd/counters.h"
+#include "counters.h"
 
 #include "check-main.h"
 

@@ -2,8 +2,8 @@
 #include <check.h>
 #include <errno.h>
 
-#include "damon-perfd/counters.h"
-#include "damon-perfd/cpu-hotplug.h"
+#include "counters.h"
+#include "cpu-hotplug.h"
 
 #include "check-main.h"
 

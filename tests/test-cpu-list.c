@@ -2,8 +2,8 @@
 #include <check.h>
 #include <errno.h>
 
-#include "damon-perfd/config.h"
-#include "damon-perfd/cpu-list.h"
+#include "config.h"
+#include "cpu-list.h"
 
 #include "check-main.h"
 

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 
 struct run {
         int status;

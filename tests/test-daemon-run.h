@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/stats-reply.h"
-#include "damon-perfd/varlink-client.h"
+#include "macro.h"
+#include "stats-reply.h"
+#include "varlink-client.h"
 
 #include "test-ctl-run.h"
 

@@ -9,8 +9,8 @@
 
 #include "check-main.h"
 #include "damon-session.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/macro.h"
+#include "config.h"
+#include "macro.h"
 
 /* A foreign running kdamond with two process targets and a user_input goal. */
 static void make_foreign_attachable(void) {

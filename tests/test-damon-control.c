@@ -10,9 +10,9 @@
 
 #include "check-main.h"
 #include "damon-session.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/damon-control.h"
-#include "damon-perfd/macro.h"
+#include "config.h"
+#include "damon-control.h"
+#include "macro.h"
 
 static const struct dp_damon_range regions_a[] = { { 0x1000, 0x3000 }, { 0x5000, 0x6000 } };
 static const struct dp_damon_target_hint two_targets[] = {

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 
 #include "check-main.h"
 #include "damon-fake.h"

@@ -8,9 +8,9 @@
 
 #include "check-main.h"
 #include "test-tree.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/damon-control.h"
-#include "damon-perfd/macro.h"
+#include "config.h"
+#include "damon-control.h"
+#include "macro.h"
 
 /* ---- decisions ---- */
 

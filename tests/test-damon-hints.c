@@ -2,8 +2,8 @@
 #include <errno.h>
 
 #include "check-main.h"
-#include "damon-perfd/damon-hints.h"
-#include "damon-perfd/macro.h"
+#include "damon-hints.h"
+#include "macro.h"
 
 #define PAGE 4096u
 

@@ -10,8 +10,8 @@
 
 #include "check-main.h"
 #include "damon-session.h"
-#include "damon-perfd/damon-sysfs.h"
-#include "damon-perfd/macro.h"
+#include "damon-sysfs.h"
+#include "macro.h"
 
 START_TEST(test_open) {
         struct dp_damon_fs *fs = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "check-main.h"
-#include "damon-perfd/damon-view.h"
-#include "damon-perfd/macro.h"
+#include "damon-view.h"
+#include "macro.h"
 
 #define PAGE 4096u
 

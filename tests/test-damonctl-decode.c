@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/mem-level.h"
+#include "macro.h"
+#include "mem-level.h"
 
 #include "check-main.h"
 #include "ibs-registers.h"
@@ -208,7 +208,7 @@ static json_t *summary_of(json_t *lines) {
 
 /* ---- ARM SPE ---- */
 
-/* FIELD-NOTES §5, the packet table, written out independently of lib/decode-spe.c. */
+/* FIELD-NOTES §5, the packet table, written out independently of lib/source/decode-spe.c. */
 struct table_packet {
         const char *type;
         unsigned index;

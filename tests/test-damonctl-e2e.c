@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/stats-reply.h"
+#include "macro.h"
+#include "stats-reply.h"
 
 #include "check-main.h"
 #include "test-ctl-run.h"

@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/stats-reply.h"
+#include "macro.h"
+#include "stats-reply.h"
 
 #include "check-main.h"
 #include "test-ctl-run.h"

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/monitor-event.h"
-#include "damon-perfd/table.h"
+#include "macro.h"
+#include "monitor-event.h"
+#include "table.h"
 
 #include "check-main.h"
 

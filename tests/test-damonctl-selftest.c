@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/pmu.h"
+#include "macro.h"
+#include "pmu.h"
 
 #include "check-main.h"
 #include "test-ctl-run.h"

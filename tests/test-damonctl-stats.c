@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/prometheus.h"
-#include "damon-perfd/stats-reply.h"
+#include "macro.h"
+#include "prometheus.h"
+#include "stats-reply.h"
 
 #include "check-main.h"
 

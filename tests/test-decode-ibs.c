@@ -9,10 +9,10 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/mem-level.h"
-#include "damon-perfd/ring-reader.h"
+#include "decode-ibs.h"
+#include "macro.h"
+#include "mem-level.h"
+#include "ring-reader.h"
 
 #include "check-main.h"
 #include "ibs-registers.h"

@@ -7,9 +7,9 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "damon-perfd/decode-pebs.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/ring-reader.h"
+#include "decode-pebs.h"
+#include "macro.h"
+#include "ring-reader.h"
 
 #include "check-main.h"
 

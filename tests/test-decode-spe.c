@@ -11,8 +11,8 @@
 
 #include <linux/perf_event.h>
 
-#include "damon-perfd/decode-spe.h"
-#include "damon-perfd/mem-level.h"
+#include "decode-spe.h"
+#include "mem-level.h"
 
 #include "check-main.h"
 

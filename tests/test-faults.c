@@ -37,7 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 
 #include "check-main.h"
 #include "test-daemon-run.h"

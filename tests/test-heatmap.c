@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/heatmap.h"
-#include "damon-perfd/macro.h"
+#include "heatmap.h"
+#include "macro.h"
 
 #include "check-main.h"
 

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/counters.h"
+#include "counters.h"
 
 #include "check-main.h"
 #include "test-workload.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 #include "log.h"
 
 #include "check-main.h"

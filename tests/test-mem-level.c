@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The memory-level table: every row of the mapping documented in
- * lib/mem-level.c, for perf_mem_data_src, IBS and SPE codes, plus the
+ * lib/source/mem-level.c, for perf_mem_data_src, IBS and SPE codes, plus the
  * perf_mem_data_src field (un)packing and the level names. */
 
 #include <check.h>
@@ -8,8 +8,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/mem-level.h"
+#include "macro.h"
+#include "mem-level.h"
 
 #include "check-main.h"
 

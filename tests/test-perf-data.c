@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/perf-data.h"
+#include "macro.h"
+#include "perf-data.h"
 
 #include "check-main.h"
 

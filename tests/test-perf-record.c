@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/perf-record.h"
-#include "damon-perfd/source.h"
+#include "macro.h"
+#include "perf-record.h"
+#include "source.h"
 
 #include "check-main.h"
 

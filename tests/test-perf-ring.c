@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/perf-ring.h"
+#include "macro.h"
+#include "perf-ring.h"
 
 #include "check-main.h"
 

@@ -10,8 +10,9 @@
 
 #include "check-main.h"
 #include "test-tree.h"
-#include "damon-perfd/pmu.h"
-#include "damon-perfd/source.h"
+#include "pmu.h"
+#include "source.h"
+#include "source-choose.h"
 
 /* The fake trees of tests/sysfs/ (see its README). */
 static const char *fixture(const char *name) {

@@ -11,10 +11,11 @@
 
 #include "check-main.h"
 #include "test-tree.h"
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/decode-pebs.h"
-#include "damon-perfd/pmu.h"
-#include "damon-perfd/source.h"
+#include "decode-ibs.h"
+#include "decode-pebs.h"
+#include "pmu.h"
+#include "source.h"
+#include "pfm.h"
 
 /*
  * What each source asks perf_event_open for, field by field, on the fake

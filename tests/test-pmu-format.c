@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check-main.h"
-#include "damon-perfd/pmu.h"
+#include "pmu.h"
 
 static struct dp_pmu_field parse_ok(const char *text) {
         struct dp_pmu_field f;

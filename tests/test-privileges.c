@@ -27,11 +27,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/capabilities.h"
-#include "damon-perfd/config.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/proc-parse.h"
-#include "damon-perfd/range.h"
+#include "capabilities.h"
+#include "config.h"
+#include "macro.h"
+#include "fileio.h"
+#include "proc-parse.h"
+#include "range.h"
 #include "privileges.h"
 
 #include "check-main.h"

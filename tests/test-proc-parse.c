@@ -8,8 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/proc-parse.h"
+#include "macro.h"
+#include "fileio.h"
+#include "proc-parse.h"
 
 #include "check-main.h"
 

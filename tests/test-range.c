@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/range.h"
+#include "macro.h"
+#include "range.h"
 
 #include "check-main.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/read-ahead.h"
+#include "macro.h"
+#include "read-ahead.h"
 
 #include "check-main.h"
 

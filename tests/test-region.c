@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/region.h"
+#include "macro.h"
+#include "region.h"
 
 #include "check-main.h"
 

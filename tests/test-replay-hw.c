@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon-perfd/aux-ring.h"
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/mem-level.h"
-#include "damon-perfd/replay.h"
+#include "aux-ring.h"
+#include "decode-ibs.h"
+#include "mem-level.h"
+#include "replay.h"
 
 #include "check-main.h"
 #include "ibs-registers.h"

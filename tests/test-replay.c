@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/replay.h"
+#include "macro.h"
+#include "replay.h"
 
 #include "check-main.h"
 

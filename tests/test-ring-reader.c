@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/ring-reader.h"
+#include "ring-reader.h"
 
 #include "check-main.h"
 

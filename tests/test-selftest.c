@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/selftest.h"
+#include "macro.h"
+#include "selftest.h"
 
 #include "check-main.h"
 

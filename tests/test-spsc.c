@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "damon-perfd/spsc.h"
+#include "spsc.h"
 
 /* Every field is derived from the sequence number, so the consumer can check
  * both order and content. */

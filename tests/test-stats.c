@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/stats.h"
+#include "stats.h"
 
 #include "check-main.h"
 

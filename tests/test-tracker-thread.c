@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/config.h"
+#include "config.h"
 #include "tracker-thread.h"
 
 #include "check-main.h"

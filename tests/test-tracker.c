@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/damon-hints.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/tracker.h"
+#include "damon-hints.h"
+#include "macro.h"
+#include "tracker.h"
 
 #include "check-main.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The daemon's static probes (include/damon-perfd/probes.h).
+# The daemon's static probes (lib/basic/probes.h).
 #
 #   test-usdt.sh notes DAEMON USDT SRCDIR
 #       readelf -n lists every damon_perfd probe with its number of arguments;

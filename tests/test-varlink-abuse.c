@@ -24,7 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 
 #include "check-main.h"
 #include "test-daemon-run.h"

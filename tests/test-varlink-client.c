@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-client.h"
+#include "macro.h"
+#include "varlink-client.h"
 #include "varlink-server.h"
 
 #include "check-main.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-connection.h"
+#include "macro.h"
+#include "varlink-connection.h"
 
 #include "check-main.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-idl.h"
+#include "macro.h"
+#include "varlink-idl.h"
 
 #include "check-main.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-idl.h"
+#include "macro.h"
+#include "varlink-idl.h"
 #include "log.h"
 #include "varlink-server.h"
 

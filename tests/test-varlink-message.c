@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-message.h"
+#include "macro.h"
+#include "varlink-message.h"
 
 #include "check-main.h"
 

@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-idl.h"
+#include "macro.h"
+#include "varlink-idl.h"
 #include "dp-config.h"
 #include "varlink-server.h"
 

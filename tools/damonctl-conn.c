@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "damon-perfd/macro.h"
+#include "macro.h"
 #include "damonctl.h"
 
 volatile sig_atomic_t ctl_interrupted;

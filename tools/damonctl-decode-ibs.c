@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/macro.h"
+#include "decode-ibs.h"
+#include "macro.h"
 #include "damonctl-decode.h"
 
 /* After damage, an IBS payload is looked for only where the caps word looks

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/decode-spe.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/mem-level.h"
+#include "decode-ibs.h"
+#include "decode-spe.h"
+#include "macro.h"
+#include "mem-level.h"
 #include "damonctl.h"
 #include "damonctl-decode.h"
 

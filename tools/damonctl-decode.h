@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "damon-perfd/decode-ibs.h"
-#include "damon-perfd/decode-spe.h"
+#include "decode-ibs.h"
+#include "decode-spe.h"
 
 /* The input, what is known about it, and the totals of the dump. */
 struct dump {

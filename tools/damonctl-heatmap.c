@@ -15,10 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/heatmap.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/replay.h"
+#include "heatmap.h"
+#include "macro.h"
+#include "replay.h"
 #include "damonctl.h"
+#include "time-util.h"
 
 /* A day of 20 s polls, or an hour and more of 1 s ones; the oldest go first. */
 #define MAX_COLUMNS 4096
@@ -28,7 +29,6 @@
 #define DEFAULT_HEIGHT 24
 #define MIN_PLOT_LINES 4
 #define MAX_PLOT_LINES 24
-#define NSEC_PER_SEC UINT64_C(1000000000)
 #define REPLAY_AGGR_DEFAULT_NS (NSEC_PER_SEC / 10)
 /* The replay's sampling interval is this share of its aggregation interval. */
 #define REPLAY_SAMPLES_PER_AGGR 20
@@ -200,13 +200,6 @@ static int out_of_memory(void) {
 
 /* ---- Live ---- */
 
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * NSEC_PER_SEC + (uint64_t) ts.tv_nsec;
-}
-
 /* One target's regions as heatmap regions, and the daemon's aggregation
  * interval.  An exit code; *ret NULL (and *ret_n 0) when interrupted. */
 static int poll_regions(struct ctl *ctl, int64_t target, struct dp_heatmap_region **ret, size_t *ret_n,
@@ -320,7 +313,7 @@ static int heatmap_live(struct ctl *ctl) {
         if (v.tty)
                 fputs("\033[?25l", stdout);     /* no cursor flashing about the picture */
 
-        t0 = deadline = now_ns();
+        t0 = deadline = dp_now_ns(CLOCK_MONOTONIC);
         interval_ns = ctl->interval_ns;
         previous = 0;
         for (;;) {
@@ -331,7 +324,7 @@ static int heatmap_live(struct ctl *ctl) {
                 k = poll_regions(ctl, target, &regions, &n, &aggr_usec);
                 if (k != CTL_EXIT_OK || ctl_interrupted)
                         break;
-                now = now_ns();
+                now = dp_now_ns(CLOCK_MONOTONIC);
                 if (previous == 0) {
                         if (interval_ns == 0)
                                 interval_ns = aggr_usec > 0 ? (uint64_t) aggr_usec * 1000 : NSEC_PER_SEC;

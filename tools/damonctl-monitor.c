@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/monitor-event.h"
+#include "macro.h"
+#include "monitor-event.h"
 #include "damonctl.h"
 
 static int print_event(struct ctl *ctl, json_t *reply) {

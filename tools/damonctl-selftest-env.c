@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/varlink-client.h"
+#include "macro.h"
+#include "varlink-client.h"
 #include "damonctl-selftest.h"
 #include "damonctl.h"
 #include "workload-core.h"

@@ -3,7 +3,7 @@
  * damonctl selftest: the pipeline layer by layer, against the running daemon
  * (deltas of its counters over a test window) or a private instance of its
  * own (--standalone), with a workload whose hot area is known; then a
- * verdict (lib/selftest.c).  It writes nothing to DAMON's sysfs, and stops
+ * verdict (lib/view/selftest.c).  It writes nothing to DAMON's sysfs, and stops
  * and removes only what it started.
  */
 #include <errno.h>
@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/damon-sysfs.h"
-#include "damon-perfd/macro.h"
-#include "damon-perfd/pmu.h"
-#include "damon-perfd/selftest.h"
+#include "damon-sysfs.h"
+#include "macro.h"
+#include "pmu.h"
+#include "selftest.h"
 #include "damonctl-selftest.h"
 #include "damonctl.h"
 
@@ -163,7 +163,7 @@ static void check_environment(struct dp_selftest_report *r, const struct snapsho
         if (!tree)
                 e = -ENOMEM;
         else {
-                /* Opened without a grant: this handle cannot write (lib/damon-sysfs.c's guard). */
+                /* Opened without a grant: this handle cannot write (lib/damon/damon-sysfs.c's guard). */
                 e = dp_damon_fs_open(DAMON_SYSFS_ADMIN, &fs);
                 if (e >= 0)
                         e = dp_damon_discover(fs, tree);

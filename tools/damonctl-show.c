@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/table.h"
+#include "macro.h"
+#include "table.h"
 #include "damonctl.h"
 
 #define BAR_WIDTH 10

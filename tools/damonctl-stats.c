@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon-perfd/macro.h"
-#include "damon-perfd/prometheus.h"
-#include "damon-perfd/stats-reply.h"
+#include "macro.h"
+#include "prometheus.h"
+#include "stats-reply.h"
 #include "damonctl.h"
 
 #define TEXTFILE_NAME "damon_perfd.prom"

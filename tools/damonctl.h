@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "damon-perfd/varlink-client.h"
+#include "varlink-client.h"
 
 #define CTL_INTERFACE "io.damon.perfd"
 #define CTL_ADDRESS_DEFAULT "unix:/run/damon-perfd/io.damon.perfd"

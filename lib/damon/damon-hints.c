@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "damon-hints.h"
+#include "macro.h"
+
+/* A hint region under construction: its rate is kept as a size-weighted sum
+ * so that merging stays exact. */
+struct hint {
+        uint64_t start, end;
+        uint64_t weighted;      /* sum of last_nr_accesses x bytes */
+};
+
+static uint64_t hint_rate(const struct hint *h) {
+        return h->weighted / (h->end - h->start);
+}
+
+static uint64_t rate_distance(const struct hint *a, const struct hint *b) {
+        uint64_t x = hint_rate(a), y = hint_rate(b);
+
+        return x > y ? x - y : y - x;
+}
+
+static void hint_absorb(struct hint *into, const struct hint *next) {
+        into->end = next->end;
+        into->weighted += next->weighted;
+}
+
+/* One left-to-right pass merging each region into its predecessor while the
+ * rates are within @tolerance (and, unless @across_gaps, the two touch). */
+static size_t merge_similar(struct hint *h, size_t n, uint64_t tolerance, bool across_gaps) {
+        size_t kept = 1;
+
+        for (size_t i = 1; i < n; i++) {
+                struct hint *last = &h[kept - 1];
+
+                if ((across_gaps || last->end == h[i].start) && rate_distance(last, &h[i]) <= tolerance)
+                        hint_absorb(last, &h[i]);
+                else
+                        h[kept++] = h[i];
+        }
+        return kept;
+}
+
+/* Halves the count by merging disjoint neighbour pairs, gaps or not, the
+ * most similar pairs first being too costly to be worth it here: by now
+ * every rate is within the tolerance anyway. */
+static size_t merge_pairs(struct hint *h, size_t n, size_t target) {
+        size_t kept = 0, i = 0;
+
+        while (i < n) {
+                h[kept] = h[i++];
+                if (i < n && n - i + kept + 1 > target)
+                        hint_absorb(&h[kept], &h[i++]);
+                kept++;
+        }
+        return kept;
+}
+
+int dp_damon_hints_build(const struct dp_snapshot_region *regions, size_t n, uint32_t max_nr_accesses,
+                         size_t max_out, struct dp_range *out, size_t *ret_n) {
+        _cleanup_free_ struct hint *h = NULL;
+        uint64_t tolerance;
+
+        if (n == 0 || max_out == 0 || !regions || !out)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (regions[i].start >= regions[i].end || (i > 0 && regions[i].start < regions[i - 1].end))
+                        return -EINVAL;
+
+        h = calloc(n, sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                h[i] = (struct hint) {
+                        .start = regions[i].start,
+                        .end = regions[i].end,
+                        .weighted = (uint64_t) regions[i].last_nr_accesses * (regions[i].end - regions[i].start),
+                };
+
+        tolerance = DP_MAX(max_nr_accesses / 10, 1u);
+        n = merge_similar(h, n, tolerance, false);
+        while (n > max_out && tolerance <= max_nr_accesses) {
+                tolerance *= 2;
+                n = merge_similar(h, n, tolerance, false);
+        }
+        while (n > max_out)
+                n = merge_pairs(h, n, max_out);
+
+        for (size_t i = 0; i < n; i++)
+                out[i] = (struct dp_range) { .start = h[i].start, .end = h[i].end };
+        *ret_n = n;
+        return 0;
+}
+
+/* Whether every boundary of @a lies within @tolerance of a boundary of @b. */
+static bool boundaries_covered(const struct dp_range *a, size_t na, const struct dp_range *b, size_t nb,
+                               uint64_t tolerance) {
+        size_t j = 0;
+
+        /* Boundaries in order: start0, end0, start1, end1, ...; both lists ascend. */
+        for (size_t i = 0; i < 2 * na; i++) {
+                uint64_t x = i & 1 ? a[i / 2].end : a[i / 2].start;
+                bool near = false;
+
+                while (j < 2 * nb) {
+                        uint64_t y = j & 1 ? b[j / 2].end : b[j / 2].start;
+
+                        if (y + tolerance < x) {
+                                j++;
+                                continue;
+                        }
+                        near = y <= x + tolerance;
+                        break;
+                }
+                if (!near)
+                        return false;
+        }
+        return true;
+}
+
+bool dp_damon_hints_differ(const struct dp_range *a, size_t na, const struct dp_range *b, size_t nb,
+                           uint64_t tolerance) {
+        if (na == 0 || nb == 0)
+                return na != nb;
+        return !boundaries_covered(a, na, b, nb, tolerance) || !boundaries_covered(b, nb, a, na, tolerance);
+}
+
+static uint64_t target_samples(const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t) {
+        uint64_t sum = 0;
+
+        for (size_t k = 0; k < t->nr_regions; k++)
+                sum += snap->regions[t->first_region + k].last_nr_samples;
+        return sum;
+}
+
+size_t dp_damon_pick_targets(const struct dp_tracker_snapshot *snap, size_t max, uint32_t *out) {
+        _cleanup_free_ uint64_t *chosen_samples = NULL;
+        size_t kept = 0;
+
+        if (!snap || max == 0)
+                return 0;
+        chosen_samples = calloc(max, sizeof(*chosen_samples));
+        if (!chosen_samples)
+                return 0;
+
+        /* Targets are few (MaxTargets); an insertion into a short sorted list does. */
+        for (size_t i = 0; i < snap->nr_targets; i++) {
+                uint64_t samples = target_samples(snap, &snap->targets[i]);
+                size_t pos = kept;
+
+                if (samples == 0)
+                        continue;
+                /* Equal counts keep the lower tgid first: targets come sorted by tgid. */
+                while (pos > 0 && chosen_samples[pos - 1] < samples)
+                        pos--;
+                if (pos >= max)
+                        continue;
+                if (kept < max)
+                        kept++;
+                for (size_t k = kept - 1; k > pos; k--) {
+                        chosen_samples[k] = chosen_samples[k - 1];
+                        out[k] = out[k - 1];
+                }
+                chosen_samples[pos] = samples;
+                out[pos] = snap->targets[i].tgid;
+        }
+        return kept;
+}
+
+const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker_snapshot *snap, uint32_t tgid) {
+        size_t lo = 0, hi = snap ? snap->nr_targets : 0;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (snap->targets[mid].tgid == tgid)
+                        return &snap->targets[mid];
+                if (snap->targets[mid].tgid < tgid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static void add_target_bytes(const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t,
+                             uint64_t *hot, uint64_t *total) {
+        for (size_t k = 0; k < t->nr_regions; k++) {
+                const struct dp_snapshot_region *r = &snap->regions[t->first_region + k];
+
+                *total += r->end - r->start;
+                if (dp_damon_region_is_hot(r, snap->max_nr_accesses))
+                        *hot += r->end - r->start;
+        }
+}
+
+uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uint32_t *tgids, size_t n) {
+        uint64_t hot = 0, total = 0;
+
+        if (!snap)
+                return 0;
+        if (n == 0)
+                for (size_t i = 0; i < snap->nr_targets; i++)
+                        add_target_bytes(snap, &snap->targets[i], &hot, &total);
+        for (size_t i = 0; i < n; i++) {
+                const struct dp_snapshot_target *t = dp_snapshot_find_target(snap, tgids[i]);
+
+                if (t)
+                        add_target_bytes(snap, t, &hot, &total);
+        }
+        if (total == 0)
+                return 0;
+        return (uint32_t) ((unsigned __int128) hot * 10000 / total);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Region hints for DAMON: what the PMU sees, reduced to a region layout that
+ * DAMON can be given.  DAMON has no file through which userspace can set a
+ * region's access count; what it does take is region boundaries.  So the
+ * hint is a layout whose boundaries sit where the sampled access rate
+ * changes: neighbouring tracker regions of similar rate are merged, and the
+ * edges between hot and cold areas are kept.  DAMON then measures each
+ * region itself, starting from boundaries that are already right.
+ *
+ * Everything here is pure: snapshots in, ranges and numbers out.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "range.h"
+#include "tracker.h"
+
+/*
+ * Builds the hint layout of one target from its snapshot @regions (sorted,
+ * disjoint, as the tracker keeps them).  Touching neighbours whose access
+ * rates (last_nr_accesses, size-weighted once merged) differ by at most a
+ * tenth of @max_nr_accesses are merged; while more than @max_out regions
+ * remain, the tolerance doubles, and once it exceeds the whole scale,
+ * neighbours across gaps are merged pairwise too.  @out needs room for @n
+ * ranges.  The result is sorted, disjoint and non-empty.  -EINVAL for an
+ * empty or unsorted input or @max_out == 0, -ENOMEM.
+ */
+int dp_damon_hints_build(const struct dp_snapshot_region *regions, size_t n, uint32_t max_nr_accesses,
+                         size_t max_out, struct dp_range *out, size_t *ret_n);
+
+/*
+ * Whether a new layout @b differs materially from the committed @a: some
+ * boundary (a start or an end) of either is farther than @tolerance bytes
+ * from every boundary of the other.  Moving by a page or two is not worth a
+ * commit, which costs DAMON a sampling interval.
+ */
+bool dp_damon_hints_differ(const struct dp_range *a, size_t na, const struct dp_range *b, size_t nb,
+                           uint64_t tolerance);
+
+/*
+ * The processes to hand to DAMON: up to @max targets of @snap with samples
+ * in the last aggregation, most samples first (ties: lower tgid).  Returns
+ * how many tgids were written to @out.
+ */
+size_t dp_damon_pick_targets(const struct dp_tracker_snapshot *snap, size_t max, uint32_t *out);
+
+/* A region is hot when sampled in at least half of an aggregation's
+ * sampling intervals. */
+static inline bool dp_damon_region_is_hot(const struct dp_snapshot_region *r, uint32_t max_nr_accesses) {
+        return r->last_nr_accesses > 0 && (uint64_t) r->last_nr_accesses * 2 >= max_nr_accesses;
+}
+
+/* Hot bytes per 10000 monitored bytes over the targets @tgids of @snap (all
+ * targets when @n is 0); 0 when nothing is monitored. */
+uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uint32_t *tgids, size_t n);
+
+/* The snapshot target with @tgid, or NULL. */
+const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker_snapshot *snap, uint32_t tgid);

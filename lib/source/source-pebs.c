@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmu.h"
+#include "decode-pebs.h"
+#include "source.h"
+
+/* After <linux/perf_event.h> (via pmu.h), so libpfm uses the kernel's attr. */
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "pfm.h"
+
+/*
+ * Intel PEBS load-latency sampling (arch/x86/events/intel/core.c, ds.c), and
+ * the Source=event:<libpfm event> escape hatch.
+ *
+ * Loads are encoded by libpfm for the plain "cpu" PMU
+ * (MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=N:precise=P).  When libpfm cannot
+ * (no table for this CPU, or a hybrid cpu_core/cpu_atom, which libpfm 4.13
+ * has no tables for) the kernel's own events/mem-loads string is applied
+ * through the PMU's format fields instead.  mem-loads-aux and mem-stores
+ * always come from sysfs: they are the kernel's definitions.
+ */
+
+#define PEBS_PERIOD_DEFAULT 1000
+#define PEBS_LDLAT_DEFAULT 30           /* cycles, as perf mem uses */
+#define PEBS_PRECISE 2
+#define EVENT_PERIOD_DEFAULT 1000
+
+/* The precise level: 2 unless the PMU says it can do less. */
+static int pebs_precise(const struct dp_pmu *pmu, unsigned *ret, struct dp_event_plan *plan) {
+        const char *cap = dp_pmu_cap(pmu, "max_precise");
+        unsigned long max;
+        char *end;
+
+        *ret = PEBS_PRECISE;
+        if (!cap)
+                return 0;
+        errno = 0;
+        max = strtoul(cap, &end, 10);
+        if (errno || end == cap || *end)
+                return dp_event_plan_note(plan, -EBADMSG, "%s: caps/max_precise is malformed (\"%s\")", pmu->name,
+                                          cap);
+        if (max == 0)
+                return dp_event_plan_note(plan, -EOPNOTSUPP, "%s: caps/max_precise is 0 (no PEBS)", pmu->name);
+        if (max < *ret)
+                *ret = (unsigned) max;
+        return 0;
+}
+
+/* An events/ string through the format fields: the kernel's definition of the event. */
+static int pebs_sysfs_event(const struct dp_pmu *pmu, const char *what, const char *event,
+                            struct perf_event_attr *attr, struct dp_event_plan *plan) {
+        int r = dp_pmu_apply_event(pmu, event, attr);
+
+        if (r < 0)
+                return dp_event_plan_note(plan, r, "%s: events/%s \"%s\" does not fit its format (%s)", pmu->name,
+                                          what, event, strerror(-r));
+        return 0;
+}
+
+static int pebs_loads_sysfs(const struct dp_pmu *pmu, uint32_t ldlat, unsigned precise,
+                            struct perf_event_attr *attr, struct dp_event_plan *plan) {
+        int r;
+
+        r = pebs_sysfs_event(pmu, "mem-loads", pmu->mem_loads, attr, plan);
+        if (r < 0)
+                return r;
+        r = dp_pmu_set_field(pmu, "ldlat", ldlat, attr);
+        if (r < 0)
+                return dp_event_plan_note(plan, r == -ENOENT ? -EOPNOTSUPP : r,
+                                          "%s: cannot set ldlat=%" PRIu32 " (%s)", pmu->name, ldlat,
+                                          r == -ENOENT ? "no format/ldlat" : strerror(-r));
+        attr->precise_ip = precise;
+        return 0;
+}
+
+/* libpfm for the plain cpu PMU; false (with a note) when it cannot, so sysfs takes over. */
+static bool pebs_loads_pfm(const struct dp_pmu *pmu, const struct dp_source_options *options, uint32_t ldlat,
+                           unsigned precise, struct perf_event_attr *attr, struct dp_event_plan *plan) {
+        struct perf_event_attr encoded = {}, kernel = {};
+        char event[128], why[128];
+        int r;
+
+        if (strcmp(pmu->name, "cpu") != 0) {
+                dp_event_plan_note(plan, 0, "%s: hybrid PMU, loads encoded from events/mem-loads", pmu->name);
+                return false;
+        }
+        if (options->pfm_pmu && !options->pfm_pmu[0]) {
+                dp_event_plan_note(plan, 0, "%s: libpfm not asked; loads encoded from events/mem-loads", pmu->name);
+                return false;
+        }
+        snprintf(event, sizeof(event), "%s%sMEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=%" PRIu32 ":precise=%u",
+                 options->pfm_pmu ?: "", options->pfm_pmu ? "::" : "", ldlat, precise);
+        r = dp_pfm_encode(event, &encoded, why, sizeof(why));
+        if (r < 0) {
+                dp_event_plan_note(plan, 0, "%s: %s (%s); loads encoded from events/mem-loads", pmu->name, event,
+                                   why);
+                return false;
+        }
+        if (encoded.type != pmu->type) {
+                dp_event_plan_note(plan, 0, "%s: libpfm encoded type %" PRIu32 " but the PMU has type %" PRIu32
+                                   "; loads encoded from events/mem-loads", pmu->name, encoded.type, pmu->type);
+                return false;
+        }
+        /* A disagreement with the kernel's own string is worth a line in the log. */
+        if (dp_pmu_apply_event(pmu, pmu->mem_loads, &kernel) >= 0 &&
+            dp_pmu_set_field(pmu, "ldlat", ldlat, &kernel) >= 0 &&
+            (kernel.config != encoded.config || kernel.config1 != encoded.config1))
+                dp_event_plan_note(plan, 0, "%s: libpfm config %#" PRIx64 "/%#" PRIx64
+                                   " differs from events/mem-loads %#" PRIx64 "/%#" PRIx64 "; using libpfm's",
+                                   pmu->name, (uint64_t) encoded.config, (uint64_t) encoded.config1,
+                                   (uint64_t) kernel.config, (uint64_t) kernel.config1);
+        attr->type = encoded.type;
+        attr->config = encoded.config;
+        attr->config1 = encoded.config1;
+        attr->config2 = encoded.config2;
+        attr->precise_ip = encoded.precise_ip;
+        dp_event_plan_note(plan, 0, "%s: loads encoded by libpfm (%s)", pmu->name, event);
+        return true;
+}
+
+/* Period or frequency, sample fields and the common bits of a sampling event. */
+static int sampling_attr(const struct dp_source_options *options, uint64_t default_period,
+                         struct perf_event_attr *attr, struct dp_event_plan *plan) {
+        if (options->sample_period && options->sample_freq)
+                return dp_event_plan_note(plan, -EINVAL, "set a sample period or a frequency, not both");
+        if (options->sample_freq) {
+                attr->freq = 1;
+                attr->sample_freq = options->sample_freq;
+        } else if (options->sample_period || !attr->sample_period) {
+                attr->freq = 0;
+                attr->sample_period = options->sample_period ?: default_period;
+        }
+        attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+                            PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+        /* The kernel derives it by walking page tables in the NMI: only when asked. */
+        if (options->want_phys)
+                attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+        dp_source_attr_common(options, attr);
+        return 0;
+}
+
+static int pebs_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                             struct dp_event_plan *plan) {
+        uint32_t ldlat = options->min_latency ?: PEBS_LDLAT_DEFAULT;
+        struct dp_event_spec *loads;
+        const struct dp_pmu *pmu;
+        unsigned precise;
+        int r;
+
+        (void) source;
+        if (cpu < 0)
+                return dp_event_plan_note(plan, -EINVAL, "pebs: invalid cpu %d", cpu);
+        if (!options->pmus)
+                return dp_event_plan_note(plan, -ENODEV, "pebs: no detected PMUs were given");
+        pmu = dp_pmu_set_for_cpu(options->pmus, DP_PMU_CORE, cpu);
+        if (!pmu)
+                return dp_event_plan_note(plan, -ENODEV, "pebs: no core PMU with mem-loads covers cpu %d", cpu);
+        snprintf(plan->pmu, sizeof(plan->pmu), "%s", pmu->name);
+        if (options->want_stores && !pmu->mem_stores[0])
+                return dp_event_plan_note(plan, -EOPNOTSUPP, "%s lists no mem-stores event", pmu->name);
+        r = pebs_precise(pmu, &precise, plan);
+        if (r < 0)
+                return r;
+
+        /* SPR and hybrid big cores: mem-loads with DATA_SRC needs mem-loads-aux leading its
+         * group, or the open fails with ENODATA. */
+        if (pmu->mem_loads_aux[0]) {
+                struct dp_event_spec *aux = &plan->event[plan->n];
+
+                r = pebs_sysfs_event(pmu, "mem-loads-aux", pmu->mem_loads_aux, &aux->attr, plan);
+                if (r < 0)
+                        return r;
+                /* A counting leader: only the member samples (precise needs sampling, so none here). */
+                dp_source_attr_common(options, &aux->attr);
+                aux->leader = plan->n;
+                aux->sampling = false;
+                aux->role = "mem-loads-aux";
+                plan->n++;
+        }
+
+        loads = &plan->event[plan->n];
+        if (!pebs_loads_pfm(pmu, options, ldlat, precise, &loads->attr, plan)) {
+                r = pebs_loads_sysfs(pmu, ldlat, precise, &loads->attr, plan);
+                if (r < 0)
+                        return r;
+        }
+        r = sampling_attr(options, PEBS_PERIOD_DEFAULT, &loads->attr, plan);
+        if (r < 0)
+                return r;
+        if (plan->n > 0) {
+                loads->leader = 0;
+                loads->attr.disabled = 0;       /* follows its leader */
+        } else
+                loads->leader = plan->n;
+        loads->sampling = true;
+        loads->role = "mem-loads";
+        plan->ring = plan->n;
+        plan->n++;
+
+        if (options->want_stores) {
+                struct dp_event_spec *stores = &plan->event[plan->n];
+
+                r = pebs_sysfs_event(pmu, "mem-stores", pmu->mem_stores, &stores->attr, plan);
+                if (r < 0)
+                        return r;
+                stores->attr.precise_ip = precise;
+                r = sampling_attr(options, PEBS_PERIOD_DEFAULT, &stores->attr, plan);
+                if (r < 0)
+                        return r;
+                stores->leader = plan->n;
+                stores->sampling = true;
+                stores->role = "mem-stores";
+                plan->n++;
+        }
+        return 0;
+}
+
+/* A single event only when the PMU needs no group and no stores were asked for. */
+static int single_attr(int (*build)(const struct dp_source *, const struct dp_source_options *, int,
+                                    struct dp_event_plan *),
+                       const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                       struct perf_event_attr *attr) {
+        struct dp_event_plan plan = {};
+        int r;
+
+        r = build(source, options, cpu, &plan);
+        if (r < 0)
+                return r;
+        if (plan.n != 1)
+                return -EOPNOTSUPP;     /* a group or several events: use dp_source_build_events() */
+        *attr = plan.event[0].attr;
+        return 0;
+}
+
+static int pebs_build_attr(const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                           struct perf_event_attr *attr) {
+        return single_attr(pebs_build_events, source, options, cpu, attr);
+}
+
+static int pebs_decode(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                       struct dp_sample *out) {
+        (void) context;
+        return dp_pebs_decode(ps, out);
+}
+
+const struct dp_source dp_source_pebs = {
+        .name = "pebs",
+        .pmu = "cpu",
+        .description = "Intel PEBS load-latency sampling (mem-loads, optionally mem-stores)",
+        .hardware = true,
+        .build_attr = pebs_build_attr,
+        .decode = pebs_decode,
+        .build_events = pebs_build_events,
+};
+
+/* ---- Source=event:<libpfm event> ---- */
+
+static int event_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                              struct dp_event_plan *plan) {
+        struct perf_event_attr *attr = &plan->event[0].attr;
+        char why[128];
+        int r;
+
+        (void) source;
+        if (cpu < 0)
+                return dp_event_plan_note(plan, -EINVAL, "event: invalid cpu %d", cpu);
+        if (!options->event || !options->event[0])
+                return dp_event_plan_note(plan, -EINVAL, "event: no libpfm event string given");
+        memset(attr, 0, sizeof(*attr));
+        r = dp_pfm_encode(options->event, attr, why, sizeof(why));
+        if (r < 0)
+                return dp_event_plan_note(plan, r, "event:%s: %s", options->event, why);
+        r = sampling_attr(options, EVENT_PERIOD_DEFAULT, attr, plan);
+        if (r < 0)
+                return r;
+
+        snprintf(plan->pmu, sizeof(plan->pmu), "libpfm");
+        plan->n = 1;
+        plan->ring = 0;
+        plan->event[0].leader = 0;
+        plan->event[0].sampling = true;
+        plan->event[0].role = "event";
+        return 0;
+}
+
+static int event_build_attr(const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                            struct perf_event_attr *attr) {
+        return single_attr(event_build_events, source, options, cpu, attr);
+}
+
+const struct dp_source dp_source_event = {
+        .name = "event",
+        .pmu = "libpfm",
+        .description = "a libpfm-encoded event given as Source=event:... (not verified as memory sampling)",
+        .hardware = false,
+        .build_attr = event_build_attr,
+        .decode = dp_source_decode_generic,
+        .build_events = event_build_events,
+};

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "macro.h"
+#include "pmu.h"
+#include "source.h"
+#include "source-choose.h"
+
+void dp_source_attr_common(const struct dp_source_options *options, struct perf_event_attr *attr) {
+        attr->size = sizeof(*attr);
+        attr->disabled = 1;
+        attr->sample_id_all = 1;
+        attr->use_clockid = 1;
+        attr->clockid = CLOCK_MONOTONIC;
+        /* time_enabled: a CPU's event stops counting time once the kernel
+         * detaches it (its CPU went offline), which is how the reader notices. */
+        attr->read_format = PERF_FORMAT_LOST | PERF_FORMAT_TOTAL_TIME_ENABLED;
+        if (options->wakeup_bytes) {
+                attr->watermark = 1;
+                attr->wakeup_watermark = options->wakeup_bytes;
+        } else
+                attr->wakeup_events = 1;
+}
+
+int dp_source_decode_generic(const struct dp_perf_sample *ps, const struct dp_source_context *context,
+                             struct dp_sample *out) {
+        (void) context;
+        if (!(ps->present & PERF_SAMPLE_ADDR))
+                return -ENODATA;
+        dp_source_fill_generic(out, ps->present, ps->addr, ps->pid, ps->tid, ps->time, ps->phys_addr,
+                               ps->data_src, ps->weight);
+        return 0;
+}
+
+int dp_source_decode_record(const struct dp_source *source, const struct dp_source_context *context,
+                            const struct dp_perf_layout *layout, const struct perf_event_header *h,
+                            struct dp_sample *out) {
+        struct dp_perf_sample ps;
+        int r;
+
+        if (dp_source_reads_in_place(source, layout, h))
+                return dp_source_decode_in_place(layout, h, out);
+
+        r = dp_perf_parse_sample(layout, h, h->size, &ps);
+        if (r < 0)
+                return r;
+        if (ps.present & PERF_SAMPLE_CPU)
+                out->cpu = (uint16_t) ps.cpu;
+        return source->decode(&ps, context, out);
+}
+
+const struct dp_source *dp_source_find(const char *name) {
+        static const struct dp_source *const sources[] = {
+                &dp_source_pagefault, &dp_source_ibs, &dp_source_pebs, &dp_source_spe,
+        };
+
+        if (!name)
+                return NULL;
+        /* "event:<libpfm event>": the string itself travels in dp_source_options.event. */
+        if (strncmp(name, DP_SOURCE_EVENT_PREFIX, strlen(DP_SOURCE_EVENT_PREFIX)) == 0)
+                return &dp_source_event;
+        for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+                if (strcmp(sources[i]->name, name) == 0)
+                        return sources[i];
+        return NULL;
+}
+
+int dp_source_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
+                           struct dp_event_plan *plan) {
+        int r;
+
+        if (!source || !options || !plan)
+                return -EINVAL;
+        *plan = (struct dp_event_plan) {};
+        if (source->build_events)
+                return source->build_events(source, options, cpu, plan);
+
+        r = source->build_attr(source, options, cpu, &plan->event[0].attr);
+        if (r < 0) {
+                snprintf(plan->note, sizeof(plan->note), "%s: cannot build the event for cpu %d (%s)",
+                         source->name, cpu, strerror(-r));
+                return r;
+        }
+        plan->n = 1;
+        plan->event[0].leader = 0;
+        plan->event[0].sampling = true;
+        plan->event[0].role = source->name;
+        snprintf(plan->pmu, sizeof(plan->pmu), "%s", source->pmu);
+        return 0;
+}

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "region.h"
+
+#define PAGE_SHIFT 12
+
+typedef unsigned __int128 u128;
+
+static uint64_t region_pages(const struct dp_region *r) {
+        return (r->end - r->start) >> PAGE_SHIFT;
+}
+
+static uint64_t total_pages(const struct dp_region_set *s) {
+        uint64_t total = 0;
+
+        for (size_t i = 0; i < s->nr; i++)
+                total += region_pages(&s->regions[i]);
+        return total;
+}
+
+static uint32_t abs_diff(uint32_t a, uint32_t b) {
+        return a > b ? a - b : b - a;
+}
+
+static uint32_t weighted_average(uint32_t a, uint64_t weight_a, uint32_t b, uint64_t weight_b) {
+        /* Regions under 8 TiB keep the sum in 64 bits, where division is an
+         * instruction rather than a libgcc call; same quotient either way. */
+        if (dp_likely(((weight_a | weight_b) >> 31) == 0))
+                return (uint32_t) (((uint64_t) a * weight_a + (uint64_t) b * weight_b) / (weight_a + weight_b));
+        return (uint32_t) (((u128) a * weight_a + (u128) b * weight_b) / (weight_a + weight_b));
+}
+
+int dp_region_limits_validate(const struct dp_region_limits *l) {
+        if (!l || l->min_nr_regions < 1 || l->max_nr_regions < l->min_nr_regions || l->max_nr_accesses < 1)
+                return -EINVAL;
+        return 0;
+}
+
+/* Copies, widens to pages, coalesces, and bridges gaps down to max_nr_regions. */
+static int normalize_ranges(const struct dp_range *ranges, size_t n, const struct dp_region_limits *l,
+                            struct dp_range **ret, size_t *ret_n) {
+        _cleanup_free_ struct dp_range *copy = NULL;
+        size_t nr;
+        int r;
+
+        if (n == 0 || !ranges)
+                return -EINVAL;
+        copy = malloc(n * sizeof(*copy));
+        if (!copy)
+                return -ENOMEM;
+        memcpy(copy, ranges, n * sizeof(*copy));
+
+        r = dp_ranges_page_align(copy, n, &nr);
+        if (r < 0)
+                return r;
+        if (nr == 0)
+                return -EINVAL;
+        r = dp_ranges_fit(copy, nr, l->max_nr_regions, &nr);
+        if (r < 0)
+                return r;
+
+        *ret = DP_TAKE_PTR(copy);
+        *ret_n = nr;
+        return 0;
+}
+
+static int set_reserve(struct dp_region_set *s, size_t need) {
+        struct dp_region *regions;
+        uint64_t *starts;
+        size_t cap;
+
+        if (need <= s->cap)
+                return 0;
+        cap = DP_MAX(need, DP_MAX(s->cap * 2, (size_t) 16));
+
+        regions = reallocarray(s->regions, cap, sizeof(*regions));
+        if (!regions)
+                return -ENOMEM;
+        s->regions = regions;
+        starts = reallocarray(s->starts, cap, sizeof(*starts));
+        if (!starts)
+                return -ENOMEM;
+        s->starts = starts;
+        s->cap = cap;
+        return 0;
+}
+
+/* Rebuilds what the lookup reads; call after any change of boundaries. */
+static void set_reindex(struct dp_region_set *s) {
+        for (size_t i = 0; i < s->nr; i++)
+                s->starts[i] = s->regions[i].start;
+        s->start = s->nr > 0 ? s->regions[0].start : 0;
+        s->end = s->nr > 0 ? s->regions[s->nr - 1].end : 0;
+        s->last_hit = 0;
+}
+
+/* floor(total * (x - r->start) / size(r)): differences of these split
+ * @total exactly over any partition of @r. */
+static uint64_t prefix_share(uint64_t total, const struct dp_region *r, uint64_t x) {
+        uint64_t part = (x - r->start) >> PAGE_SHIFT;
+
+        /* As in weighted_average(): 64 bits whenever the product fits. */
+        if (dp_likely(((total | part) >> 32) == 0))
+                return total * part / region_pages(r);
+        return (uint64_t) ((u128) total * part / region_pages(r));
+}
+
+/* The piece [start, end) of @from, with its history: intensive values copied,
+ * sample counts apportioned by size. */
+static struct dp_region cut_piece(const struct dp_region *from, uint64_t start, uint64_t end) {
+        struct dp_region piece = *from;
+
+        piece.start = start;
+        piece.end = end;
+        piece.nr_samples = prefix_share(from->nr_samples, from, end) - prefix_share(from->nr_samples, from, start);
+        piece.last_nr_samples = prefix_share(from->last_nr_samples, from, end) -
+                                prefix_share(from->last_nr_samples, from, start);
+        return piece;
+}
+
+static void merge_into(struct dp_region *left, const struct dp_region *right) {
+        uint64_t pl = region_pages(left), pr = region_pages(right);
+
+        left->nr_accesses = weighted_average(left->nr_accesses, pl, right->nr_accesses, pr);
+        left->last_nr_accesses = weighted_average(left->last_nr_accesses, pl, right->last_nr_accesses, pr);
+        left->age = weighted_average(left->age, pl, right->age, pr);
+        left->nr_samples += right->nr_samples;
+        left->last_nr_samples += right->last_nr_samples;
+        left->next_nr_accesses = weighted_average(left->next_nr_accesses, pl, right->next_nr_accesses, pr);
+        left->access_mask |= right->access_mask;
+        left->next_access_mask |= right->next_access_mask;
+        left->end = right->end;
+}
+
+/*
+ * Splits regions evenly until there are min_nr_regions (or one per page).
+ * Extra pieces go one at a time to the region whose pieces are currently
+ * largest, so sizes come out as even as page granularity allows.
+ */
+static int ensure_min(struct dp_region_set *s, const struct dp_region_limits *l) {
+        _cleanup_free_ uint64_t *pieces = NULL;
+        uint64_t target = DP_MIN((uint64_t) l->min_nr_regions, total_pages(s));
+        size_t w;
+        int r;
+
+        if (s->nr >= target)
+                return 0;
+
+        pieces = malloc(s->nr * sizeof(*pieces));
+        if (!pieces)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->nr; i++)
+                pieces[i] = 1;
+
+        for (uint64_t extra = target - s->nr; extra > 0; extra--) {
+                size_t best = SIZE_MAX;
+
+                for (size_t i = 0; i < s->nr; i++) {
+                        uint64_t pages = region_pages(&s->regions[i]);
+
+                        if (pieces[i] >= pages)
+                                continue;
+                        /* pages_i / pieces_i > pages_best / pieces_best */
+                        if (best == SIZE_MAX ||
+                            (u128) pages * pieces[best] > (u128) region_pages(&s->regions[best]) * pieces[i])
+                                best = i;
+                }
+                pieces[best]++; /* exists: target <= total pages */
+        }
+
+        r = set_reserve(s, target);
+        if (r < 0)
+                return r;
+
+        /* Back to front, so every write lands at or after the region being read. */
+        w = target;
+        for (size_t i = s->nr; i-- > 0;) {
+                struct dp_region whole = s->regions[i];
+                uint64_t pages = region_pages(&whole);
+
+                for (uint64_t k = pieces[i]; k-- > 0;) {
+                        uint64_t a = whole.start + ((uint64_t) ((u128) pages * k / pieces[i]) << PAGE_SHIFT);
+                        uint64_t b = whole.start + ((uint64_t) ((u128) pages * (k + 1) / pieces[i]) << PAGE_SHIFT);
+
+                        s->regions[--w] = cut_piece(&whole, a, b);
+                }
+        }
+        s->nr = target;
+        return 0;
+}
+
+/*
+ * One left-to-right merge pass: folds a region into its left neighbour when
+ * they touch, their nr_accesses differ by at most @thres and the result is
+ * at most @limit_pages, while more than @floor regions remain.
+ */
+static void merge_pass(struct dp_region_set *s, uint64_t thres, uint64_t limit_pages, size_t floor) {
+        size_t out = 0, count = s->nr;
+
+        for (size_t i = 0; i < s->nr; i++) {
+                struct dp_region *cur = &s->regions[i];
+
+                if (out > 0) {
+                        struct dp_region *prev = &s->regions[out - 1];
+
+                        if (count > floor && prev->end == cur->start &&
+                            abs_diff(prev->nr_accesses, cur->nr_accesses) <= thres &&
+                            region_pages(prev) + region_pages(cur) <= limit_pages) {
+                                merge_into(prev, cur);
+                                count--;
+                                continue;
+                        }
+                }
+                if (out != i)
+                        s->regions[out] = *cur;
+                out++;
+        }
+        s->nr = out;
+}
+
+/*
+ * DAMON's merge: the threshold starts at @thres and doubles while the count
+ * is above max, until it covers every possible nr_accesses.  DAMON may stay
+ * above max when the size limit blocks merges; a last pass without it makes
+ * the limit hard here.  Never goes below min_nr_regions.
+ */
+static void merge_regions(struct dp_region_set *s, const struct dp_region_limits *l, uint64_t thres) {
+        uint64_t limit_pages = DP_MAX(total_pages(s) / l->min_nr_regions, (uint64_t) 1);
+
+        merge_pass(s, thres, limit_pages, l->min_nr_regions);
+        while (s->nr > l->max_nr_regions && thres < l->max_nr_accesses) {
+                thres = thres ? thres * 2 : 1;
+                merge_pass(s, thres, limit_pages, l->min_nr_regions);
+        }
+        if (s->nr > l->max_nr_regions)
+                merge_pass(s, UINT64_MAX, UINT64_MAX, l->max_nr_regions);
+}
+
+/*
+ * Splits every region in two (three when the last split was merged right
+ * back, as DAMON does, since the middle may differ) at random page-aligned
+ * points between 10% and 90%, if there are at most max/2 regions.
+ */
+static int split_regions(struct dp_region_set *s, const struct dp_region_limits *l, struct dp_prng *rng) {
+        size_t nr = s->nr, subs, need, w;
+        int r;
+
+        if (nr > l->max_nr_regions / 2)
+                return 0;
+        subs = nr == s->nr_at_last_split && nr < l->max_nr_regions / 3 ? 3 : 2;
+        need = nr * subs;
+        r = set_reserve(s, need);
+        if (r < 0)
+                return r;
+
+        /* Back to front into the top of the array, then slide down. */
+        w = need;
+        for (size_t i = nr; i-- > 0;) {
+                struct dp_region cur = s->regions[i];
+
+                for (size_t j = 0; j + 1 < subs; j++) {
+                        uint64_t pages = region_pages(&cur), lo, hi, at;
+
+                        if (pages < 2)
+                                break;
+                        lo = DP_MAX((pages + 9) / 10, (uint64_t) 1);
+                        hi = DP_MIN(pages * 9 / 10, pages - 1);
+                        if (lo > hi)
+                                break;
+                        at = cur.start + (dp_prng_between(rng, lo, hi) << PAGE_SHIFT);
+
+                        struct dp_region left = cut_piece(&cur, cur.start, at);
+
+                        s->regions[--w] = cut_piece(&cur, at, cur.end);
+                        cur = left;
+                }
+                s->regions[--w] = cur;
+        }
+        memmove(s->regions, s->regions + w, (need - w) * sizeof(*s->regions));
+        s->nr = need - w;
+        s->nr_at_last_split = nr;
+        return 0;
+}
+
+int dp_region_set_aggregate(struct dp_region_set *s, const struct dp_region_limits *l, struct dp_prng *rng) {
+        uint32_t max_accesses = 0;
+        uint64_t thres;
+        int r;
+
+        if (!s || !rng || dp_region_limits_validate(l) < 0 || s->nr == 0)
+                return -EINVAL;
+
+        for (size_t i = 0; i < s->nr; i++)
+                max_accesses = DP_MAX(max_accesses, s->regions[i].nr_accesses);
+        thres = max_accesses / 10;
+
+        /* Age counts aggregations with a stable rate; crossing zero always resets. */
+        for (size_t i = 0; i < s->nr; i++) {
+                struct dp_region *reg = &s->regions[i];
+
+                if (abs_diff(reg->nr_accesses, reg->last_nr_accesses) > thres ||
+                    (reg->nr_accesses == 0) != (reg->last_nr_accesses == 0))
+                        reg->age = 0;
+                else if (reg->age < UINT32_MAX)
+                        reg->age++;
+        }
+
+        merge_regions(s, l, thres);
+
+        for (size_t i = 0; i < s->nr; i++) {
+                struct dp_region *reg = &s->regions[i];
+
+                reg->last_nr_accesses = reg->nr_accesses;
+                /* What was counted ahead of this aggregation's end starts the next one. */
+                reg->nr_accesses = reg->next_nr_accesses;
+                reg->access_mask = reg->next_access_mask;
+                reg->next_nr_accesses = 0;
+                reg->next_access_mask = 0;
+                reg->last_nr_samples = reg->nr_samples;
+                reg->nr_samples = 0;
+        }
+
+        r = split_regions(s, l, rng);
+        set_reindex(s);
+        return r;
+}
+
+int dp_region_set_init(struct dp_region_set *s, const struct dp_range *ranges, size_t n,
+                       const struct dp_region_limits *l) {
+        _cleanup_free_ struct dp_range *norm = NULL;
+        size_t nr_norm;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        *s = (struct dp_region_set) {};
+        r = dp_region_limits_validate(l);
+        if (r < 0)
+                return r;
+        r = normalize_ranges(ranges, n, l, &norm, &nr_norm);
+        if (r < 0)
+                return r;
+
+        r = set_reserve(s, nr_norm);
+        if (r < 0)
+                goto fail;
+        for (size_t i = 0; i < nr_norm; i++)
+                s->regions[i] = (struct dp_region) { .start = norm[i].start, .end = norm[i].end };
+        s->nr = nr_norm;
+
+        r = ensure_min(s, l);
+        if (r < 0)
+                goto fail;
+        set_reindex(s);
+        return 0;
+
+fail:
+        dp_region_set_done(s);
+        return r;
+}
+
+void dp_region_set_done(struct dp_region_set *s) {
+        if (!s)
+                return;
+        free(s->regions);
+        free(s->starts);
+        *s = (struct dp_region_set) {};
+}
+
+static int push_region(struct dp_region_set *s, struct dp_region reg) {
+        int r = set_reserve(s, s->nr + 1);
+
+        if (r < 0)
+                return r;
+        s->regions[s->nr++] = reg;
+        return 0;
+}
+
+int dp_region_set_update_ranges(struct dp_region_set *s, const struct dp_range *ranges, size_t n,
+                                const struct dp_region_limits *l) {
+        _cleanup_free_ struct dp_range *norm = NULL;
+        struct dp_region_set next = {};
+        size_t nr_norm, j = 0;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = dp_region_limits_validate(l);
+        if (r < 0)
+                return r;
+        r = normalize_ranges(ranges, n, l, &norm, &nr_norm);
+        if (r < 0)
+                return r;
+
+        /* Upper bound: pieces <= old + ranges, holes <= pieces + ranges. */
+        r = set_reserve(&next, 2 * (s->nr + nr_norm) + nr_norm);
+        if (r < 0)
+                goto fail;
+
+        for (size_t i = 0; i < nr_norm; i++) {
+                const struct dp_range *range = &norm[i];
+                uint64_t pos = range->start;
+
+                /* Regions ending before this range are outside every later range too. */
+                while (j < s->nr && s->regions[j].end <= range->start)
+                        j++;
+
+                /* Don't advance j past the last one: it may reach into the next range. */
+                for (size_t k = j; k < s->nr && s->regions[k].start < range->end; k++) {
+                        const struct dp_region *old = &s->regions[k];
+                        uint64_t a = DP_MAX(old->start, range->start), b = DP_MIN(old->end, range->end);
+
+                        if (a > pos) {
+                                r = push_region(&next, (struct dp_region) { .start = pos, .end = a });
+                                if (r < 0)
+                                        goto fail;
+                        }
+                        r = push_region(&next, cut_piece(old, a, b));
+                        if (r < 0)
+                                goto fail;
+                        pos = b;
+                }
+                if (pos < range->end) {
+                        r = push_region(&next, (struct dp_region) { .start = pos, .end = range->end });
+                        if (r < 0)
+                                goto fail;
+                }
+        }
+
+        if (next.nr > l->max_nr_regions)
+                merge_regions(&next, l, 0);
+        r = ensure_min(&next, l);
+        if (r < 0)
+                goto fail;
+        set_reindex(&next);
+        next.nr_at_last_split = s->nr_at_last_split;
+
+        dp_region_set_done(s);
+        *s = next;
+        return 0;
+
+fail:
+        dp_region_set_done(&next);
+        return r;
+}
+
+int dp_region_set_check(const struct dp_region_set *s) {
+        if (!s || s->nr == 0 || !s->regions || !s->starts || s->nr > s->cap || s->last_hit >= s->nr)
+                return -EUCLEAN;
+
+        for (size_t i = 0; i < s->nr; i++) {
+                const struct dp_region *reg = &s->regions[i];
+
+                if (reg->start >= reg->end)
+                        return -EUCLEAN;
+                if ((reg->start | reg->end) & (DP_PAGE_SIZE - 1))
+                        return -EUCLEAN;
+                if (s->starts[i] != reg->start)
+                        return -EUCLEAN;
+                if (i > 0 && reg->start < s->regions[i - 1].end)
+                        return -EUCLEAN;
+        }
+        if (s->start != s->regions[0].start || s->end != s->regions[s->nr - 1].end)
+                return -EUCLEAN;
+        return 0;
+}
