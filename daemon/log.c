@@ -127,6 +127,23 @@ void log_full(int priority, const char *fmt, ...) {
         entry_send(&e);
 }
 
+int log_full_errno(int priority, int error, const char *fmt, ...) {
+        int saved_errno = errno;
+        struct entry e;
+        va_list ap;
+
+        error = abs(error);
+        if (priority > max_level)
+                return -error;
+        va_start(ap, fmt);
+        errno = error;          /* for %m */
+        entry_vbegin(&e, priority, NULL, fmt, ap);
+        va_end(ap);
+        entry_send(&e);
+        errno = saved_errno;
+        return -error;
+}
+
 void log_started(const char *version) {
         struct entry e;
 

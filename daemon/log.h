@@ -45,6 +45,22 @@ void log_full(int priority, const char *fmt, ...) __attribute__((format(printf, 
 #define log_info(...) log_full(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
 
+/*
+ * Logs like log_full() with errno set to @error's value while @fmt is
+ * formatted, so that %m names it, and returns -abs(@error): a failure is
+ * logged and passed up in one line,
+ *         return log_error_errno(r, "cannot listen on %s: %m", path);
+ * @error may be a negative errno (as functions return it) or errno itself;
+ * the caller's errno is left as it was.
+ */
+int log_full_errno(int priority, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define log_error_errno(error, ...) log_full_errno(LOG_ERR, error, __VA_ARGS__)
+#define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, error, __VA_ARGS__)
+#define log_notice_errno(error, ...) log_full_errno(LOG_NOTICE, error, __VA_ARGS__)
+#define log_info_errno(error, ...) log_full_errno(LOG_INFO, error, __VA_ARGS__)
+#define log_debug_errno(error, ...) log_full_errno(LOG_DEBUG, error, __VA_ARGS__)
+
 /* The daemon's lifecycle. */
 void log_started(const char *version);
 void log_ready(const char *source, size_t running, size_t total);

@@ -252,6 +252,33 @@ START_TEST(test_max_level_filters) {
 }
 END_TEST
 
+/* log_*_errno(): the message names the error (%m), the error comes back
+ * negative, even when the level filters the entry out, and the caller's
+ * errno is left alone. */
+START_TEST(test_errno_helpers) {
+        char expected[256];
+
+        capture_begin();
+        errno = EAGAIN;
+        ck_assert_int_eq(log_error_errno(-ENOENT, "cannot open %s: %m", "x.conf"), -ENOENT);
+        ck_assert_int_eq(errno, EAGAIN);
+        ck_assert_int_eq(log_warning_errno(EACCES, "plain errno: %m"), -EACCES);
+        log_set_max_level(LOG_INFO);
+        ck_assert_int_eq(log_debug_errno(-EIO, "filtered out: %m"), -EIO);
+        ck_assert_int_eq(errno, EAGAIN);
+        capture_end();
+
+        ck_assert_uint_eq(n_entries, 2);
+        snprintf(expected, sizeof(expected), "cannot open x.conf: %s", strerror(ENOENT));
+        assert_field(&entries[0], "MESSAGE", expected);
+        assert_field(&entries[0], "PRIORITY", "3");
+        ck_assert_ptr_null(field(&entries[0], "MESSAGE_ID"));
+        snprintf(expected, sizeof(expected), "plain errno: %s", strerror(EACCES));
+        assert_field(&entries[1], "MESSAGE", expected);
+        assert_field(&entries[1], "PRIORITY", "4");
+}
+END_TEST
+
 /* In a foreground run (stderr not the journal) the same events are lines on stderr. */
 START_TEST(test_foreground_lines) {
         char path[] = "/tmp/dp-test-log-XXXXXX", text[1024];
@@ -445,6 +472,7 @@ int main(void) {
         tcase_add_test(tc, test_damon_taken_over_is_a_notice);
         tcase_add_test(tc, test_other_event_fields);
         tcase_add_test(tc, test_max_level_filters);
+        tcase_add_test(tc, test_errno_helpers);
         tcase_add_test(tc, test_foreground_lines);
         suite_add_tcase(s, tc);
         tc = tcase_create("catalog");
