@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "parse-util.h"
 
@@ -60,6 +61,28 @@ int dp_parse_int_in(const char *text, long long min, long long max, long long *r
                 return -EINVAL;
         if (v < min || v > max)
                 return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int dp_parse_double(const char *text, double *ret) {
+        const char *digits = text && text[0] == '-' ? text + 1 : text;
+        double v;
+        char *end;
+
+        if (!digits || !ret)
+                return -EINVAL;
+        /* A digit first (or a point and a digit), then only what a decimal
+         * number is written with: that leaves out hex, inf and nan. */
+        if (!(isdigit((unsigned char) digits[0]) || (digits[0] == '.' && isdigit((unsigned char) digits[1]))) ||
+            digits[strspn(digits, "0123456789.eE+-")] != '\0')
+                return -EINVAL;
+        errno = 0;
+        v = strtod(text, &end);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno || *end)
+                return -EINVAL;
         *ret = v;
         return 0;
 }

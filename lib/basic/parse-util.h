@@ -22,3 +22,8 @@ int dp_parse_u32_in(const char *text, uint32_t min, uint32_t max, uint32_t *ret)
 
 /* The same for a signed decimal number, '-' allowed. */
 int dp_parse_int_in(const char *text, long long min, long long max, long long *ret);
+
+/* The whole of @text as a decimal fraction: "0.2", ".5", "-1.5", "1e3".  No
+ * '+', leading space, hex, inf or nan, which strtod() would all take.
+ * -EINVAL malformed, -ERANGE beyond what a double holds. */
+int dp_parse_double(const char *text, double *ret);
