@@ -4,7 +4,6 @@
  * varlink interface, follows its events, and asks it to reload; and dumps raw
  * PMU data through the daemon's decoders (decode), no daemon needed.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "parse-util.h"
 #include "damonctl.h"
 #include "dp-config.h"
 
@@ -177,26 +177,17 @@ static int usage_error(const char *format, ...) {
 }
 
 static int parse_number(const char *arg, const char *name, uint64_t min, uint64_t max, uint64_t *ret) {
-        unsigned long long v;
-        char *end;
-
-        errno = 0;
-        v = strtoull(arg, &end, 10);
-        if (errno || end == arg || *end || arg[0] == '-' || v < min || v > max)
+        if (dp_parse_u64_in(arg, min, max, ret) < 0)
                 return usage_error("--%s: expected a whole number between %llu and %llu, got '%s'", name,
                                    (unsigned long long) min, (unsigned long long) max, arg);
-        *ret = v;
         return CTL_EXIT_OK;
 }
 
 /* Decimal seconds, e.g. "0.2", into nanoseconds. */
 static int parse_seconds(const char *arg, const char *name, double min, double max, uint64_t *ret_ns) {
-        char *end;
         double v;
 
-        errno = 0;
-        v = strtod(arg, &end);
-        if (errno || end == arg || *end || !(v >= min && v <= max))
+        if (dp_parse_double(arg, &v) < 0 || !(v >= min && v <= max))
                 return usage_error("--%s: expected seconds between %g and %g, got '%s'", name, min, max, arg);
         *ret_ns = (uint64_t) (v * 1e9 + 0.5);
         return CTL_EXIT_OK;
@@ -204,19 +195,18 @@ static int parse_seconds(const char *arg, const char *name, double min, double m
 
 /* One hex address, with or without 0x, as in /proc/PID/maps. */
 static bool parse_hex(const char *s, size_t len, uint64_t *ret) {
-        char buf[32], *end;
+        char buf[32] = "0x";
 
         if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
                 s += 2;
                 len -= 2;
         }
-        if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789abcdefABCDEF") < len)
+        if (len == 0 || len >= sizeof(buf) - 2 || strspn(s, "0123456789abcdefABCDEF") < len)
                 return false;
-        memcpy(buf, s, len);
-        buf[len] = '\0';
-        errno = 0;
-        *ret = strtoull(buf, &end, 16);
-        return errno == 0 && *end == '\0';
+        /* With its 0x, so that it starts with the digit dp_parse_uint() wants even when it is "ff...". */
+        memcpy(buf + 2, s, len);
+        buf[len + 2] = '\0';
+        return dp_parse_uint(buf, 16, ret, NULL) == 0;
 }
 
 static int parse_range(const char *arg, uint64_t *ret_start, uint64_t *ret_end) {
@@ -231,22 +221,14 @@ static int parse_range(const char *arg, uint64_t *ret_start, uint64_t *ret_end) 
 
 /* A CPU family or model: hex with 0x, else decimal (as /proc/cpuinfo has it). */
 static bool parse_cpu_number(const char *s, size_t len, uint32_t *ret) {
+        const char *end;
         uint64_t v;
-        char buf[16], *end;
 
         if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
                 if (!parse_hex(s, len, &v))
                         return false;
-        } else {
-                if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789") < len)
-                        return false;
-                memcpy(buf, s, len);
-                buf[len] = '\0';
-                errno = 0;
-                v = strtoull(buf, &end, 10);
-                if (errno || *end)
-                        return false;
-        }
+        } else if (dp_parse_uint(s, 10, &v, &end) < 0 || end != s + len)
+                return false;
         if (v > UINT32_MAX)
                 return false;
         *ret = (uint32_t) v;
