@@ -260,11 +260,122 @@ static bool command_takes(size_t command, int opt) {
         return false;
 }
 
-/* Returns -1 to go on and run *command, or an exit code. */
-static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
-        int seen[16], n_seen = 0, opt, k, arg;
-        const char *interval_arg = NULL;
+/* parse_argv() and its steps return this to go on, else the exit code to end with. */
+#define GO_ON (-1)
+
+/* The command-specific options given, to check against the command once it is known. */
+struct seen_options {
+        int opt[16];
+        int n;
+};
+
+/* The switch a flag option turns on; NULL if @opt takes an argument. */
+static bool *flag_option(int opt, struct ctl *ctl) {
+        switch (opt) {
+        case ARG_JSON:
+                return &ctl->json;
+        case ARG_PROMETHEUS:
+                return &ctl->prometheus;
+        case ARG_SAMPLES:
+                return &ctl->samples;
+        case ARG_NO_COLOR:
+                return &ctl->no_color;
+        case ARG_STANDALONE:
+                return &ctl->standalone;
+        default:
+                return NULL;
+        }
+}
+
+/* An option naming a file, a directory, an address or a format; CTL_EXIT_OK or a usage error's exit code. */
+static int parse_name_option(int opt, const char *arg, struct ctl *ctl) {
+        switch (opt) {
+        case ARG_ADDRESS:
+                ctl->address = arg;
+                return CTL_EXIT_OK;
+        case ARG_TEXTFILE:
+                if (!*arg)
+                        return usage_error("--textfile: expected a directory");
+                ctl->textfile_dir = arg;
+                ctl->prometheus = true;
+                return CTL_EXIT_OK;
+        case ARG_SVG:
+                if (!*arg)
+                        return usage_error("--svg: expected a file name");
+                ctl->svg_path = arg;
+                return CTL_EXIT_OK;
+        case ARG_REPLAY:
+                if (!*arg)
+                        return usage_error("--replay: expected a perf.data file");
+                ctl->replay_path = arg;
+                return CTL_EXIT_OK;
+        case ARG_WORKLOAD:
+        case ARG_DAEMON:
+        case ARG_CONFIG:
+                if (!*arg)
+                        return usage_error("--%s: expected a file name", option_name(opt));
+                *(opt == ARG_WORKLOAD ? &ctl->workload_path
+                  : opt == ARG_DAEMON ? &ctl->daemon_path : &ctl->config_path) = arg;
+                return CTL_EXIT_OK;
+        case ARG_FORMAT:
+                if (strcmp(arg, "spe") == 0)
+                        ctl->decode_format = CTL_DECODE_SPE;
+                else if (strcmp(arg, "ibs") == 0)
+                        ctl->decode_format = CTL_DECODE_IBS;
+                else
+                        return usage_error("--format: expected spe or ibs, got '%s'", arg);
+                return CTL_EXIT_OK;
+        default:        /* every option is handled above; getopt's '?' in parse_options() */
+                return usage_error("unknown option '--%s'", option_name(opt));
+        }
+}
+
+/* Any option but --help, --version and --interval (parsed once the command
+ * is known); CTL_EXIT_OK or a usage error's exit code. */
+static int parse_option(int opt, const char *arg, struct ctl *ctl) {
+        bool *flag = flag_option(opt, ctl);
         uint64_t v;
+        int k;
+
+        if (flag) {
+                *flag = true;
+                return CTL_EXIT_OK;
+        }
+        switch (opt) {
+        case ARG_COUNT:
+                return parse_number(arg, "count", 1, UINT32_MAX, &ctl->count);
+        case ARG_TARGET:
+                if (strcmp(arg, "phys") == 0)
+                        v = 0;
+                else if ((k = parse_number(arg, "target", 0, INT_MAX, &v)) != CTL_EXIT_OK)
+                        return k;
+                ctl->target = (int64_t) v;
+                ctl->target_set = true;
+                return CTL_EXIT_OK;
+        case ARG_TOP:
+                return parse_number(arg, "top", 1, INT32_MAX, &ctl->top);
+        case ARG_MAX_PER_SECOND:
+                if ((k = parse_number(arg, "max-per-second", 1, 1000000, &ctl->max_per_second)) != CTL_EXIT_OK)
+                        return k;
+                ctl->max_per_second_set = true;
+                return CTL_EXIT_OK;
+        case ARG_DURATION:
+                return parse_seconds(arg, "duration", 0.001, 1e7, &ctl->duration_ns);
+        case ARG_RANGE:
+                return parse_range(arg, &ctl->range_start, &ctl->range_end);
+        case ARG_CPU:
+                return parse_cpu(arg, ctl);
+        default:
+                return parse_name_option(opt, arg, ctl);
+        }
+}
+
+/* The options, wherever they stand; GO_ON, or an exit code (--help and
+ * --version end here).  --interval is only kept in *interval_arg: whole
+ * seconds for stats, fractions for heatmap. */
+static int parse_options(int argc, char **argv, struct ctl *ctl, struct seen_options *seen,
+                         const char **interval_arg) {
+        int opt, k;
 
         opterr = 0;
         while ((opt = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
@@ -275,102 +386,28 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                 case ARG_VERSION:
                         printf("damonctl %s\n", DP_VERSION);
                         return CTL_EXIT_OK;
-                case ARG_ADDRESS:
-                        ctl->address = optarg;
-                        break;
-                case ARG_JSON:
-                        ctl->json = true;
-                        break;
-                case ARG_INTERVAL:
-                        /* Whole seconds for stats, fractions for heatmap: parsed once the command is known. */
-                        interval_arg = optarg;
-                        break;
-                case ARG_COUNT:
-                        if ((k = parse_number(optarg, "count", 1, UINT32_MAX, &ctl->count)) != CTL_EXIT_OK)
-                                return k;
-                        break;
-                case ARG_PROMETHEUS:
-                        ctl->prometheus = true;
-                        break;
-                case ARG_TEXTFILE:
-                        if (!*optarg)
-                                return usage_error("--textfile: expected a directory");
-                        ctl->textfile_dir = optarg;
-                        ctl->prometheus = true;
-                        break;
-                case ARG_TARGET:
-                        if (strcmp(optarg, "phys") == 0)
-                                v = 0;
-                        else if ((k = parse_number(optarg, "target", 0, INT_MAX, &v)) != CTL_EXIT_OK)
-                                return k;
-                        ctl->target = (int64_t) v;
-                        ctl->target_set = true;
-                        break;
-                case ARG_TOP:
-                        if ((k = parse_number(optarg, "top", 1, INT32_MAX, &ctl->top)) != CTL_EXIT_OK)
-                                return k;
-                        break;
-                case ARG_SAMPLES:
-                        ctl->samples = true;
-                        break;
-                case ARG_MAX_PER_SECOND:
-                        if ((k = parse_number(optarg, "max-per-second", 1, 1000000, &ctl->max_per_second)) !=
-                            CTL_EXIT_OK)
-                                return k;
-                        ctl->max_per_second_set = true;
-                        break;
-                case ARG_DURATION:
-                        if ((k = parse_seconds(optarg, "duration", 0.001, 1e7, &ctl->duration_ns)) != CTL_EXIT_OK)
-                                return k;
-                        break;
-                case ARG_RANGE:
-                        if ((k = parse_range(optarg, &ctl->range_start, &ctl->range_end)) != CTL_EXIT_OK)
-                                return k;
-                        break;
-                case ARG_NO_COLOR:
-                        ctl->no_color = true;
-                        break;
-                case ARG_SVG:
-                        if (!*optarg)
-                                return usage_error("--svg: expected a file name");
-                        ctl->svg_path = optarg;
-                        break;
-                case ARG_REPLAY:
-                        if (!*optarg)
-                                return usage_error("--replay: expected a perf.data file");
-                        ctl->replay_path = optarg;
-                        break;
-                case ARG_STANDALONE:
-                        ctl->standalone = true;
-                        break;
-                case ARG_WORKLOAD:
-                case ARG_DAEMON:
-                case ARG_CONFIG:
-                        if (!*optarg)
-                                return usage_error("--%s: expected a file name", option_name(opt));
-                        *(opt == ARG_WORKLOAD ? &ctl->workload_path
-                          : opt == ARG_DAEMON ? &ctl->daemon_path : &ctl->config_path) = optarg;
-                        break;
-                case ARG_FORMAT:
-                        if (strcmp(optarg, "spe") == 0)
-                                ctl->decode_format = CTL_DECODE_SPE;
-                        else if (strcmp(optarg, "ibs") == 0)
-                                ctl->decode_format = CTL_DECODE_IBS;
-                        else
-                                return usage_error("--format: expected spe or ibs, got '%s'", optarg);
-                        break;
-                case ARG_CPU:
-                        if ((k = parse_cpu(optarg, ctl)) != CTL_EXIT_OK)
-                                return k;
-                        break;
                 case ':':
                         return usage_error("option '%s' needs an argument", argv[optind - 1]);
-                default:
+                case '?':
                         return usage_error("unknown option '%s'", argv[optind - 1]);
+                case ARG_INTERVAL:
+                        *interval_arg = optarg;
+                        break;
+                default:
+                        if ((k = parse_option(opt, optarg, ctl)) != CTL_EXIT_OK)
+                                return k;
+                        break;
                 }
-                if (opt >= ARG_INTERVAL && n_seen < (int) DP_ARRAY_SIZE(seen))
-                        seen[n_seen++] = opt;
+                if (opt >= ARG_INTERVAL && seen->n < (int) DP_ARRAY_SIZE(seen->opt))
+                        seen->opt[seen->n++] = opt;
         }
+        return GO_ON;
+}
+
+/* The command, its argument, and whether it takes the options given; GO_ON or an exit code. */
+static int parse_command(int argc, char **argv, struct ctl *ctl, const struct seen_options *seen,
+                         size_t *command) {
+        int arg;
 
         if (optind >= argc)
                 return usage_error("no command given");
@@ -384,23 +421,19 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                 ctl->input_path = argv[arg++];
         if (arg < argc)
                 return usage_error("%s: unexpected argument '%s'", argv[optind], argv[arg]);
-        for (int i = 0; i < n_seen; i++)
-                if (!command_takes(*command, seen[i]))
-                        return usage_error("%s does not take --%s", argv[optind], option_name(seen[i]));
+        for (int i = 0; i < seen->n; i++)
+                if (!command_takes(*command, seen->opt[i]))
+                        return usage_error("%s does not take --%s", argv[optind], option_name(seen->opt[i]));
+        return GO_ON;
+}
 
-        if (interval_arg) {
-                if (commands[*command].run == ctl_heatmap)
-                        k = parse_seconds(interval_arg, "interval", 0.001, 86400, &ctl->interval_ns);
-                else
-                        k = parse_number(interval_arg, "interval", 1, 86400, &ctl->interval_sec);
-                if (k != CTL_EXIT_OK)
-                        return k;
-        }
-        if (commands[*command].run == ctl_heatmap && ctl->json)
+/* Options that exclude or need each other; GO_ON or an exit code. */
+static int check_combinations(const struct ctl *ctl, size_t command) {
+        if (commands[command].run == ctl_heatmap && ctl->json)
                 return usage_error("heatmap does not take --json: it draws a picture (--svg=FILE for a file)");
         if (ctl->replay_path && ctl->duration_ns > 0)
                 return usage_error("--duration is for a live heatmap: a replay takes the whole capture");
-        if (commands[*command].run == ctl_selftest && ctl->duration_ns > 0 && ctl->duration_ns < 1000000000ull)
+        if (commands[command].run == ctl_selftest && ctl->duration_ns > 0 && ctl->duration_ns < 1000000000ull)
                 return usage_error("selftest: --duration must be at least 1 second");
         if (ctl->config_path && !ctl->standalone)
                 return usage_error("--config is the private instance's: it needs --standalone");
@@ -410,24 +443,57 @@ static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
                 return usage_error("--json and --prometheus exclude each other");
         if (ctl->max_per_second_set && !ctl->samples)
                 return usage_error("--max-per-second needs --samples");
-        if (commands[*command].run == ctl_decode) {
-                if (ctl->decode_format == CTL_DECODE_NONE)
-                        return usage_error("decode needs --format=spe or --format=ibs");
-                if (ctl->cpu_set && ctl->decode_format != CTL_DECODE_IBS)
-                        return usage_error("--cpu is for --format=ibs: SPE decoding has no CPU errata");
-                /* Nobody types AUX bytes into a terminal by accident: "-" says so. */
-                if (!ctl->input_path && isatty(STDIN_FILENO))
-                        return usage_error("decode: no input: give FILE, or - for standard input");
-                return -1;      /* no daemon to talk to */
-        }
+        return GO_ON;
+}
 
+/* decode: what it reads, and as what (no daemon to talk to); GO_ON or an exit code. */
+static int check_decode(const struct ctl *ctl) {
+        if (ctl->decode_format == CTL_DECODE_NONE)
+                return usage_error("decode needs --format=spe or --format=ibs");
+        if (ctl->cpu_set && ctl->decode_format != CTL_DECODE_IBS)
+                return usage_error("--cpu is for --format=ibs: SPE decoding has no CPU errata");
+        /* Nobody types AUX bytes into a terminal by accident: "-" says so. */
+        if (!ctl->input_path && isatty(STDIN_FILENO))
+                return usage_error("decode: no input: give FILE, or - for standard input");
+        return GO_ON;
+}
+
+/* The daemon's address: --address, else $DAMON_PERFD_ADDRESS, else the default; GO_ON or an exit code. */
+static int resolve_address(struct ctl *ctl) {
         if (!ctl->address)
                 ctl->address = getenv(CTL_ADDRESS_ENV);
         if (!ctl->address || !*ctl->address)
                 ctl->address = CTL_ADDRESS_DEFAULT;
         if (!(strncmp(ctl->address, "unix:", 5) == 0 && ctl->address[5]) && ctl->address[0] != '/')
                 return usage_error("invalid address '%s': expected unix:PATH", ctl->address);
-        return -1;
+        return GO_ON;
+}
+
+/* Returns GO_ON to go on and run *command, or an exit code. */
+static int parse_argv(int argc, char **argv, struct ctl *ctl, size_t *command) {
+        struct seen_options seen = {};
+        const char *interval_arg = NULL;
+        int k;
+
+        k = parse_options(argc, argv, ctl, &seen, &interval_arg);
+        if (k == GO_ON)
+                k = parse_command(argc, argv, ctl, &seen, command);
+        if (k != GO_ON)
+                return k;
+        if (interval_arg) {
+                if (commands[*command].run == ctl_heatmap)
+                        k = parse_seconds(interval_arg, "interval", 0.001, 86400, &ctl->interval_ns);
+                else
+                        k = parse_number(interval_arg, "interval", 1, 86400, &ctl->interval_sec);
+                if (k != CTL_EXIT_OK)
+                        return k;
+        }
+        k = check_combinations(ctl, *command);
+        if (k != GO_ON)
+                return k;
+        if (commands[*command].run == ctl_decode)
+                return check_decode(ctl);
+        return resolve_address(ctl);
 }
 
 int main(int argc, char **argv) {
