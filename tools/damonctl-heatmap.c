@@ -289,88 +289,109 @@ static void target_name(int64_t target, char *buf, size_t size) {
                 snprintf(buf, size, "pid %" PRIi64, target);
 }
 
-static int heatmap_live(struct ctl *ctl) {
-        _cleanup_heatmap_ struct dp_heatmap *h = NULL;
-        uint64_t interval_ns, t0, deadline, previous;
-        char title[160] = "", name[64];
-        struct view v;
-        int64_t target = ctl->target, aggr_usec = 0;
+/* A live heatmap between polls. */
+struct live {
+        struct dp_heatmap *heatmap;
+        struct view view;
+        int64_t target;
+        char name[64];
+        char title[160];                /* once the first poll tells the interval */
+        int64_t aggr_usec;              /* the daemon's aggregation interval */
+        uint64_t interval_ns;           /* 0 until the first poll: the daemon's aggregation */
+        uint64_t previous;              /* when the last column ended; 0 before the first */
+        uint64_t started;
+        uint64_t deadline;              /* of the next poll */
+};
+
+/* One poll of GetRegions as the next column, redrawn on a terminal; an exit code. */
+static int live_add_column(struct ctl *ctl, struct live *l) {
+        _cleanup_free_ struct dp_heatmap_region *regions = NULL;
+        uint64_t now;
+        size_t n;
         int k, r;
 
-        k = ctl_handle_signals();
-        if (k != CTL_EXIT_OK)
+        k = poll_regions(ctl, l->target, &regions, &n, &l->aggr_usec);
+        if (k != CTL_EXIT_OK || ctl_interrupted)
                 return k;
-        r = dp_heatmap_new(MAX_COLUMNS, &h);
+        now = dp_now_ns(CLOCK_MONOTONIC);
+        if (l->previous == 0) {
+                if (l->interval_ns == 0)
+                        l->interval_ns = l->aggr_usec > 0 ? (uint64_t) l->aggr_usec * 1000 : NSEC_PER_SEC;
+                snprintf(l->title, sizeof(l->title), "Access heatmap: %s, a column every %.2f s", l->name,
+                         (double) l->interval_ns / 1e9);
+        }
+        /* The first poll shows the aggregation before it. */
+        r = dp_heatmap_add_column(l->heatmap, l->previous ?: now - DP_MIN(l->interval_ns, now), now, regions, n);
         if (r < 0)
-                return out_of_memory();
-        if (!ctl->target_set) {
-                k = pick_live_target(ctl, &target);
-                if (k != CTL_EXIT_OK || ctl_interrupted)
-                        return k;
-        }
-        view_init(ctl, &v);
-        target_name(target, name, sizeof(name));
-        if (v.tty)
-                fputs("\033[?25l", stdout);     /* no cursor flashing about the picture */
+                return r == -EINVAL ? ctl_bad_reply("GetRegions: overlapping regions") : out_of_memory();
+        l->previous = now;
+        if (l->view.tty)
+                return draw(l->heatmap, ctl, &l->view, l->title);
+        return CTL_EXIT_OK;
+}
 
-        t0 = deadline = dp_now_ns(CLOCK_MONOTONIC);
-        interval_ns = ctl->interval_ns;
-        previous = 0;
-        for (;;) {
-                _cleanup_free_ struct dp_heatmap_region *regions = NULL;
-                size_t n;
-                uint64_t now;
+/* Sleeps until the next poll is due; false once --duration is over, or on Ctrl-C. */
+static bool live_wait(const struct ctl *ctl, struct live *l) {
+        l->deadline += l->interval_ns;
+        if (ctl->duration_ns > 0 && l->deadline - l->started > ctl->duration_ns)
+                return false;
+        /* Fallen behind (a slow daemon, a suspended terminal): skip, do not rush. */
+        if (l->deadline < l->previous)
+                l->deadline = l->previous;
+        while (!ctl_interrupted &&
+               clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+                               &(struct timespec) { (time_t) (l->deadline / NSEC_PER_SEC),
+                                                    (long) (l->deadline % NSEC_PER_SEC) },
+                               NULL) == EINTR)
+                ;
+        return !ctl_interrupted;
+}
 
-                k = poll_regions(ctl, target, &regions, &n, &aggr_usec);
-                if (k != CTL_EXIT_OK || ctl_interrupted)
-                        break;
-                now = dp_now_ns(CLOCK_MONOTONIC);
-                if (previous == 0) {
-                        if (interval_ns == 0)
-                                interval_ns = aggr_usec > 0 ? (uint64_t) aggr_usec * 1000 : NSEC_PER_SEC;
-                        snprintf(title, sizeof(title), "Access heatmap: %s, a column every %.2f s", name,
-                                 (double) interval_ns / 1e9);
-                }
-                /* The first poll shows the aggregation before it. */
-                r = dp_heatmap_add_column(h, previous ?: now - DP_MIN(interval_ns, now), now, regions, n);
-                if (r < 0) {
-                        k = r == -EINVAL ? ctl_bad_reply("GetRegions: overlapping regions") : out_of_memory();
-                        break;
-                }
-                previous = now;
-                if (v.tty && (k = draw(h, ctl, &v, title)) != CTL_EXIT_OK)
-                        break;
-
-                deadline += interval_ns;
-                if (ctl->duration_ns > 0 && deadline - t0 > ctl->duration_ns)
-                        break;
-                /* Fallen behind (a slow daemon, a suspended terminal): skip, do not rush. */
-                if (deadline < now)
-                        deadline = now;
-                while (!ctl_interrupted &&
-                       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-                                       &(struct timespec) { (time_t) (deadline / NSEC_PER_SEC),
-                                                            (long) (deadline % NSEC_PER_SEC) },
-                                       NULL) == EINTR)
-                        ;
-                if (ctl_interrupted)
-                        break;
-        }
-        if (v.tty)
-                fputs("\033[0m\033[?25h", stdout);
-
-        if (dp_heatmap_nr_columns(h) > 0) {
+/* After the last poll: the picture, if it was not drawn as it grew, and the
+ * SVG; @k is the polls' exit code, which comes first. */
+static int live_finish(const struct ctl *ctl, struct live *l, int k) {
+        if (dp_heatmap_nr_columns(l->heatmap) > 0) {
                 int k2 = CTL_EXIT_OK;
 
-                if (!v.tty)
-                        k2 = draw(h, ctl, &v, title);
+                if (!l->view.tty)
+                        k2 = draw(l->heatmap, ctl, &l->view, l->title);
                 if (k2 == CTL_EXIT_OK && ctl->svg_path)
-                        k2 = write_svg(h, ctl, title);
+                        k2 = write_svg(l->heatmap, ctl, l->title);
                 if (k == CTL_EXIT_OK)
                         k = k2;
         }
         fflush(stdout);
         return k;
+}
+
+static int heatmap_live(struct ctl *ctl) {
+        _cleanup_heatmap_ struct dp_heatmap *h = NULL;
+        struct live l = { .target = ctl->target, .interval_ns = ctl->interval_ns };
+        int k;
+
+        k = ctl_handle_signals();
+        if (k != CTL_EXIT_OK)
+                return k;
+        if (dp_heatmap_new(MAX_COLUMNS, &h) < 0)
+                return out_of_memory();
+        l.heatmap = h;
+        if (!ctl->target_set) {
+                k = pick_live_target(ctl, &l.target);
+                if (k != CTL_EXIT_OK || ctl_interrupted)
+                        return k;
+        }
+        view_init(ctl, &l.view);
+        target_name(l.target, l.name, sizeof(l.name));
+        if (l.view.tty)
+                fputs("\033[?25l", stdout);     /* no cursor flashing about the picture */
+
+        l.started = l.deadline = dp_now_ns(CLOCK_MONOTONIC);
+        do
+                k = live_add_column(ctl, &l);
+        while (k == CTL_EXIT_OK && !ctl_interrupted && live_wait(ctl, &l));
+        if (l.view.tty)
+                fputs("\033[0m\033[?25h", stdout);
+        return live_finish(ctl, &l, k);
 }
 
 /* ---- Replay ---- */
