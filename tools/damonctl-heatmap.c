@@ -17,6 +17,7 @@
 
 #include "heatmap.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "replay.h"
 #include "damonctl.h"
 #include "time-util.h"
@@ -55,13 +56,11 @@ static void view_init(const struct ctl *ctl, struct view *v) {
 
 static unsigned env_size(const char *name, unsigned fallback) {
         const char *s = getenv(name);
-        char *end;
-        unsigned long v;
+        uint32_t v;
 
-        if (!s || !*s)
+        if (!s || dp_parse_u32_in(s, 1, 10000, &v) < 0)
                 return fallback;
-        v = strtoul(s, &end, 10);
-        return *end || v == 0 || v > 10000 ? fallback : (unsigned) v;
+        return v;
 }
 
 /* The terminal's size now (it may change between frames). */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse-util.h"
 #include "workload-core.h"
 
 static volatile sig_atomic_t stop;
@@ -23,10 +24,9 @@ static void on_signal(int sig) {
 }
 
 static size_t parse_size_mib(const char *s, const char *what) {
-        char *end;
-        unsigned long v = strtoul(s, &end, 10);
+        uint64_t v;
 
-        if (*s == '\0' || *end != '\0' || v == 0 || v > 65536) {
+        if (dp_parse_u64_in(s, 1, 65536, &v) < 0) {
                 fprintf(stderr, "workload: --%s wants MiB between 1 and 65536, got '%s'\n", what, s);
                 exit(EXIT_FAILURE);
         }
@@ -47,7 +47,6 @@ int main(int argc, char **argv) {
                 .cold_bytes = 64u << 20,
         };
         double seconds = 0, passes = 0;
-        char *end;
         int c, r;
 
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
@@ -59,15 +58,13 @@ int main(int argc, char **argv) {
                         a.cold_bytes = parse_size_mib(optarg, "cold-mib");
                         break;
                 case 's':
-                        seconds = strtod(optarg, &end);
-                        if (*end || seconds < 0) {
+                        if (dp_parse_double(optarg, &seconds) < 0 || seconds < 0) {
                                 fprintf(stderr, "workload: --seconds wants a number >= 0\n");
                                 return EXIT_FAILURE;
                         }
                         break;
                 case 'r':
-                        passes = strtod(optarg, &end);
-                        if (*end || passes <= 0) {
+                        if (dp_parse_double(optarg, &passes) < 0 || passes <= 0) {
                                 fprintf(stderr, "workload: --rate wants passes per second > 0\n");
                                 return EXIT_FAILURE;
                         }
