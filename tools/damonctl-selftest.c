@@ -435,116 +435,165 @@ static int print_json(const struct ctl *ctl, const struct selftest_env *e, const
         return k;
 }
 
-int ctl_selftest(struct ctl *ctl) {
-        char daemon[PATH_MAX], workload[PATH_MAX], why[512], pinned[160] = "";
-        const char *daemon_path = NULL, *workload_path = NULL;
-        double window = ctl->duration_ns ? (double) ctl->duration_ns / 1e9 : WINDOW_DEFAULT_SEC;
+/* One selftest, from finding the programs to the verdict. */
+struct selftest_run {
+        struct ctl *ctl;
+        double window;                  /* seconds */
+        const char *daemon_path;        /* NULL: none found (only --standalone needs one) */
+        const char *workload_path;      /* NULL: a child of damonctl does the workload */
+        char daemon[PATH_MAX], workload[PATH_MAX];
+        char why[512];
+        char pinned[160];               /* pin_workload()'s note */
+        struct selftest_env env;
+        struct snapshot before;
         struct dp_selftest_report report;
-        struct selftest_env env = {}, shown;
-        struct snapshot before = {};
-        size_t printed = 0;
-        int k, r, status;
+        size_t printed;                 /* checks printed so far */
+};
 
-        dp_selftest_report_init(&report);
-        k = ctl_handle_signals();
-        if (k != CTL_EXIT_OK)
-                return k;
+/* Besides CTL_EXIT_OK (go on) and the exit codes to end with, a step of the selftest may return: */
+#define SELFTEST_INTERRUPTED (-1)       /* Ctrl-C: stop what was started, and say so */
+#define SELFTEST_START_FAILED (-2)      /* the private instance never came up: straight to the verdict */
+
+/* damon-perfd and damon-perfd-workload: as given, else found; CTL_EXIT_OK or an exit code. */
+static int find_programs(struct selftest_run *run) {
+        const struct ctl *ctl = run->ctl;
+
         if (ctl->daemon_path)
-                daemon_path = ctl->daemon_path;
-        else if (selftest_find_program("damon-perfd", "daemon", daemon, sizeof(daemon)) == 0)
-                daemon_path = daemon;
+                run->daemon_path = ctl->daemon_path;
+        else if (selftest_find_program("damon-perfd", "daemon", run->daemon, sizeof(run->daemon)) == 0)
+                run->daemon_path = run->daemon;
         if (ctl->workload_path)
-                workload_path = ctl->workload_path;
-        else if (selftest_find_program("damon-perfd-workload", "tools", workload, sizeof(workload)) == 0)
-                workload_path = workload;
-        if (ctl->standalone && !daemon_path) {
+                run->workload_path = ctl->workload_path;
+        else if (selftest_find_program("damon-perfd-workload", "tools", run->workload, sizeof(run->workload)) == 0)
+                run->workload_path = run->workload;
+        if (ctl->standalone && !run->daemon_path) {
                 fprintf(stderr, "--standalone: damon-perfd is not next to damonctl nor in $PATH; give --daemon=PATH\n");
                 return CTL_EXIT_FAILURE;
         }
+        return CTL_EXIT_OK;
+}
+
+/* The daemon to ask (the running one, or with --standalone a private one
+ * started here) and the workload. */
+static int start_daemon_and_workload(struct selftest_run *run) {
+        struct ctl *ctl = run->ctl;
+        /* Seconds enough for the window, the settling and a slow start; stopped earlier by pid. */
+        double lifetime = run->window + SETTLE_MAX_SEC + READY_TIMEOUT_SEC + 60;
+        int k, r;
 
         if (ctl->standalone) {
-                r = selftest_standalone_prepare(&env, ctl->config_path);
+                r = selftest_standalone_prepare(&run->env, ctl->config_path);
                 if (r < 0) {
                         fprintf(stderr, "cannot set up the private instance in /tmp: %s\n", strerror(-r));
-                        k = CTL_EXIT_FAILURE;
-                        goto out;
+                        return CTL_EXIT_FAILURE;
                 }
-                ctl->address = env.address;
+                ctl->address = run->env.address;
         } else if ((k = ctl_connect(ctl)) != CTL_EXIT_OK)
-                goto out;
+                return k;
 
-        /* Seconds enough for the window, the settling and a slow start; stopped earlier by pid. */
-        r = selftest_workload_start(&env, workload_path, window + SETTLE_MAX_SEC + READY_TIMEOUT_SEC + 60);
+        if (selftest_workload_start(&run->env, run->workload_path, lifetime) < 0)
+                return CTL_EXIT_FAILURE;
+        if (!ctl->standalone)
+                return CTL_EXIT_OK;
+        r = selftest_daemon_start(&run->env, run->daemon_path, lifetime);
+        if (r >= 0)
+                r = selftest_daemon_wait_ready(&run->env, READY_TIMEOUT_SEC, run->why, sizeof(run->why));
+        if (r == -EINTR)
+                return SELFTEST_INTERRUPTED;
         if (r < 0) {
-                k = CTL_EXIT_FAILURE;
-                goto out;
+                /* Nothing to ask: the pipeline never came up. */
+                dp_selftest_add(&run->report, 1, "start", DP_SELFTEST_FAIL, "%s",
+                                r == -ECHILD || r == -ETIMEDOUT ? run->why : strerror(-r));
+                return SELFTEST_START_FAILED;
         }
-        if (ctl->standalone) {
-                r = selftest_daemon_start(&env, daemon_path, window + SETTLE_MAX_SEC + READY_TIMEOUT_SEC + 60);
-                if (r >= 0)
-                        r = selftest_daemon_wait_ready(&env, READY_TIMEOUT_SEC, why, sizeof(why));
-                if (r == -EINTR)
-                        goto interrupted;
-                if (r < 0) {
-                        /* Nothing to ask: the pipeline never came up. */
-                        dp_selftest_add(&report, 1, "start", DP_SELFTEST_FAIL, "%s",
-                                        r == -ECHILD || r == -ETIMEDOUT ? why : strerror(-r));
-                        goto verdict;
-                }
-        }
+        return CTL_EXIT_OK;
+}
 
-        k = pin_workload(ctl, &env, pinned, sizeof(pinned));
+static void print_start(const struct selftest_run *run) {
+        const struct ctl *ctl = run->ctl;
+
+        printf("selftest of %s; workload pid %d (%s), hot area %#" PRIx64 "-%#" PRIx64 "%s; window %.1f s\n",
+               ctl->standalone ? "a private damon-perfd" : ctl_address_path(ctl), (int) run->env.workload_pid,
+               run->env.workload_inline ? "a child of damonctl" : run->workload_path, run->env.hot_start,
+               run->env.hot_end, run->pinned, run->window);
+        fflush(stdout);
+}
+
+/* The environment's checks, then the window and what every layer did in it. */
+static int run_checks(struct selftest_run *run) {
+        struct ctl *ctl = run->ctl;
+        int k;
+
+        k = pin_workload(ctl, &run->env, run->pinned, sizeof(run->pinned));
         if (k != CTL_EXIT_OK)
-                goto out;
-        k = snapshot_take(ctl, &before);
+                return k;
+        k = snapshot_take(ctl, &run->before);
         if (k != CTL_EXIT_OK)
-                goto out;
+                return k;
         if (ctl_interrupted)
-                goto interrupted;
-        if (!ctl->json) {
-                printf("selftest of %s; workload pid %d (%s), hot area %#" PRIx64 "-%#" PRIx64 "%s; window %.1f s\n",
-                       ctl->standalone ? "a private damon-perfd" : ctl_address_path(ctl), (int) env.workload_pid,
-                       env.workload_inline ? "a child of damonctl" : workload_path, env.hot_start, env.hot_end,
-                       pinned, window);
-                fflush(stdout);
-        }
-        check_environment(&report, &before, daemon_path, ctl->standalone ? env.config : NULL);
-        print_new_checks(ctl, &report, &printed);
+                return SELFTEST_INTERRUPTED;
+        if (!ctl->json)
+                print_start(run);
+        check_environment(&run->report, &run->before, run->daemon_path, ctl->standalone ? run->env.config : NULL);
+        print_new_checks(ctl, &run->report, &run->printed);
 
         /* Afresh: the window is what the deltas cover, not the checks above. */
-        snapshot_done(&before);
-        k = snapshot_take(ctl, &before);
+        snapshot_done(&run->before);
+        k = snapshot_take(ctl, &run->before);
         if (k != CTL_EXIT_OK)
-                goto out;
-        sleep_sec(window);
+                return k;
+        sleep_sec(run->window);
         if (ctl_interrupted)
-                goto interrupted;
-        k = evaluate(ctl, &env, &before, &report);
+                return SELFTEST_INTERRUPTED;
+        k = evaluate(ctl, &run->env, &run->before, &run->report);
         if (ctl_interrupted)
-                goto interrupted;
-        if (k != CTL_EXIT_OK)
-                goto out;
+                return SELFTEST_INTERRUPTED;
+        return k;
+}
 
-verdict:
-        shown = env;    /* for --json: the workload as it was */
-        selftest_env_cleanup(&env, &status);
-        if (ctl->json)
-                k = print_json(ctl, &shown, &report, window);
+/* Stops what was started, then the checks not shown yet and the verdict; the exit status. */
+static int verdict(struct selftest_run *run) {
+        struct selftest_env shown = run->env;   /* for --json: the workload as it was */
+        int k, status;
+
+        selftest_env_cleanup(&run->env, &status);
+        if (run->ctl->json)
+                k = print_json(run->ctl, &shown, &run->report, run->window);
         else {
-                print_new_checks(ctl, &report, &printed);
-                k = dp_selftest_verdict_print(stdout, &report) < 0 || fflush(stdout) != 0 ? CTL_EXIT_FAILURE
-                                                                                          : CTL_EXIT_OK;
+                print_new_checks(run->ctl, &run->report, &run->printed);
+                k = dp_selftest_verdict_print(stdout, &run->report) < 0 || fflush(stdout) != 0 ? CTL_EXIT_FAILURE
+                                                                                              : CTL_EXIT_OK;
         }
         if (k == CTL_EXIT_OK)
-                k = dp_selftest_verdict_exit_status(dp_selftest_verdict(&report, why, sizeof(why)));
-        snapshot_done(&before);
+                k = dp_selftest_verdict_exit_status(dp_selftest_verdict(&run->report, run->why, sizeof(run->why)));
+        snapshot_done(&run->before);
         return k;
+}
 
-interrupted:
-        fprintf(stderr, "selftest interrupted; what it started is stopped\n");
-        k = CTL_EXIT_FAILURE;
-out:
-        selftest_env_cleanup(&env, NULL);
-        snapshot_done(&before);
+int ctl_selftest(struct ctl *ctl) {
+        struct selftest_run run = {
+                .ctl = ctl,
+                .window = ctl->duration_ns ? (double) ctl->duration_ns / 1e9 : WINDOW_DEFAULT_SEC,
+        };
+        int k;
+
+        dp_selftest_report_init(&run.report);
+        k = ctl_handle_signals();
+        if (k == CTL_EXIT_OK)
+                k = find_programs(&run);
+        if (k != CTL_EXIT_OK)
+                return k;
+        k = start_daemon_and_workload(&run);
+        if (k == CTL_EXIT_OK)
+                k = run_checks(&run);
+        if (k == CTL_EXIT_OK || k == SELFTEST_START_FAILED)
+                return verdict(&run);
+
+        if (k == SELFTEST_INTERRUPTED) {
+                fprintf(stderr, "selftest interrupted; what it started is stopped\n");
+                k = CTL_EXIT_FAILURE;
+        }
+        selftest_env_cleanup(&run.env, NULL);
+        snapshot_done(&run.before);
         return k;
 }
