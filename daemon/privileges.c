@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "macro.h"
 #include "fileio.h"
 #include "log.h"
+#include "parse-util.h"
 #include "privileges.h"
 #include "varlink-server.h"
 
@@ -27,14 +29,12 @@ static void cap_freep(cap_t *caps) {
 static long long read_sysctl(const char *path, long long fallback) {
         _cleanup_free_ char *text = NULL;
         size_t len;
-        char *end;
         long long v;
 
         if (dp_read_file(path, &text, &len) < 0)
                 return fallback;
-        errno = 0;
-        v = strtoll(text, &end, 10);
-        if (errno || end == text)
+        text[strcspn(text, "\n")] = '\0';       /* the value, without its newline */
+        if (dp_parse_int_in(text, LLONG_MIN, LLONG_MAX, &v) < 0)
                 return fallback;
         return v;
 }
