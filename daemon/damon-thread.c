@@ -542,7 +542,7 @@ static void decide(struct damon_thread *d) {
                 previous_alive = previous.daemon_pid > 0 && previous.daemon_pid != getpid() &&
                                  (kill(previous.daemon_pid, 0) == 0 || errno == EPERM);
         } else if (r != -ENOENT)
-                log_warning("DAMON: ignoring the state file %s: %s", c->damon_state_file, strerror(-r));
+                log_warning_errno(r, "DAMON: ignoring the state file %s: %m", c->damon_state_file);
 
         r = dp_damon_decide(c->damon_mode, c->damon_kdamond, c->damon_context, &tree,
                             have_previous ? &previous : NULL, previous_alive,

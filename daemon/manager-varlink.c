@@ -242,16 +242,12 @@ int manager_varlink_start(struct manager *m) {
         if (r >= 0)
                 r = dp_varlink_server_set_info(m->varlink, "damon-perfd", "damon-perfd", DP_VERSION,
                                                "https://github.com/damon-perfd/damon-perfd");
-        if (r < 0) {
-                log_error("varlink: cannot set up the server: %s", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return log_error_errno(r, "varlink: cannot set up the server: %m");
         dp_varlink_server_set_userdata(m->varlink, m);
         r = dp_varlink_server_listen_auto(m->varlink, path, m->o.varlink_group);
-        if (r < 0) {
-                log_error("varlink: cannot listen on %s: %s", path, strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return log_error_errno(r, "varlink: cannot listen on %s: %m", path);
         r = sd_event_add_io(m->event, &m->hub_source, event_hub_fd(m->hub), EPOLLIN, on_hub_events, m);
         if (r < 0)
                 return r;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <string.h>
 
 #include "log.h"
 #include "pmu-select.h"
@@ -12,7 +11,7 @@ int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selec
         *ret = (struct pmu_selection) {};
         r = dp_pmu_detect(sysfs_root, &ret->pmus);
         if (r < 0)
-                log_warning("cannot read PMUs under %s: %s", sysfs_root ?: DP_PMU_SYSFS_ROOT, strerror(-r));
+                log_warning_errno(r, "cannot read PMUs under %s: %m", sysfs_root ?: DP_PMU_SYSFS_ROOT);
         else if (ret->pmus->others[0])
                 log_debug("other PMUs: %s", ret->pmus->others);
 

@@ -214,10 +214,8 @@ int privileges_drop(const struct dp_config *c, const struct sampler *samplers, s
         r = host_facts(c, samplers, n_samplers, socket_group, &host);
         if (r >= 0)
                 r = dp_caps_plan(c, &host, &plan);
-        if (r < 0) {
-                log_error("privileges: cannot work out the capabilities needed: %s", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return log_error_errno(r, "privileges: cannot work out the capabilities needed: %m");
         r = drop_bounding(plan.keep, host.available, host.cap_last_cap);
         if (r >= 0 && CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
                 r = dp_negative_errno();
@@ -225,10 +223,8 @@ int privileges_drop(const struct dp_config *c, const struct sampler *samplers, s
                 r = set_caps(plan.keep, host.cap_last_cap);
         if (r >= 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 r = dp_negative_errno();
-        if (r < 0) {
-                log_error("privileges: cannot drop capabilities: %s", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return log_error_errno(r, "privileges: cannot drop capabilities: %m");
         log_plan(&plan);
         if (ret)
                 *ret = plan;

@@ -489,9 +489,8 @@ int dp_varlink_server_listen_path(struct dp_varlink_server *s, const char *path,
                 return -ENOMEM;
         r = dp_varlink_socket_bind(path, mode, group, &fd, &inode);
         if (r < 0) {
-                log_error("varlink: cannot listen on %s: %s", path, strerror(-r));
                 free(copy);
-                return r;
+                return log_error_errno(r, "varlink: cannot listen on %s: %m", path);
         }
         r = dp_varlink_server_listen_fd(s, fd);
         if (r < 0) {
@@ -510,7 +509,7 @@ int dp_varlink_server_listen_auto(struct dp_varlink_server *s, const char *path,
 
         n = sd_listen_fds_with_names(false, &names);
         if (n < 0)
-                log_warning("varlink: ignoring invalid $LISTEN_FDS: %s", strerror(-n));
+                log_warning_errno(n, "varlink: ignoring invalid $LISTEN_FDS: %m");
         for (int i = 0; i < n; i++) {
                 if (fd < 0 && names && names[i] && strcmp(names[i], DP_VARLINK_SERVER_FD_NAME) == 0)
                         fd = SD_LISTEN_FDS_START + i;
@@ -537,7 +536,7 @@ int dp_varlink_server_add_interface(struct dp_varlink_server *s, const char *idl
                 log_error("varlink: interface description, line %u column %u: %s", error.line, error.column,
                           error.message);
         else if (r < 0)
-                log_error("varlink: cannot add interface: %s", strerror(-r));
+                return log_error_errno(r, "varlink: cannot add interface: %m");
         return r;
 }
 
@@ -548,8 +547,8 @@ int dp_varlink_server_bind(struct dp_varlink_server *s, const struct dp_varlink_
 
         r = dp_varlink_service_bind(s->service, bindings, n, &failed);
         if (r < 0)
-                log_error("varlink: cannot bind %s: %s", bindings[failed].method ?: "(null)", strerror(-r));
-        return r;
+                return log_error_errno(r, "varlink: cannot bind %s: %m", bindings[failed].method ?: "(null)");
+        return 0;
 }
 
 void dp_varlink_server_set_userdata(struct dp_varlink_server *s, void *userdata) {
