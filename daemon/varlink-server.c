@@ -293,58 +293,53 @@ static int on_connection_timeout(sd_event_source *source, uint64_t usec, void *u
         return 0;
 }
 
-int dp_varlink_server_add_connection(struct dp_varlink_server *s, int fd) {
-        struct dp_varlink_connection_limits limits = {
-                .max_message = s->settings.max_message,
-                .max_output = s->settings.max_output,
-        };
-        struct ucred cred = {};
-        socklen_t len = sizeof(cred);
-        struct connection *c;
+/* The peer's credentials, if the caps let it have one more connection;
+ * *ret_count is its uid's count, NULL for its first. */
+static int connection_admit(struct dp_varlink_server *s, int fd, struct ucred *ret_cred,
+                            struct uid_count **ret_count) {
+        socklen_t len = sizeof(*ret_cred);
         struct uid_count *u;
-        int r;
 
-        if (fd < 0)
-                return -EBADF;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-                r = dp_negative_errno();
-                close(fd);
-                return r;
-        }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ret_cred, &len) < 0)
+                return dp_negative_errno();
         if (s->n_connections >= s->settings.max_connections) {
-                log_debug("varlink: refusing pid %d: %u connections already", (int) cred.pid, s->n_connections);
-                close(fd);
+                log_debug("varlink: refusing pid %d: %u connections already", (int) ret_cred->pid,
+                          s->n_connections);
                 return -EUSERS;
         }
-        u = uid_count_find(s, cred.uid);
+        u = uid_count_find(s, ret_cred->uid);
         if (u && u->n >= s->settings.max_connections_per_uid) {
                 log_debug("varlink: refusing pid %d: uid %u has %u connections already",
-                          (int) cred.pid, (unsigned) cred.uid, u->n);
-                close(fd);
+                          (int) ret_cred->pid, (unsigned) ret_cred->uid, u->n);
                 return -EDQUOT;
         }
+        *ret_count = u;
+        return 0;
+}
 
-        c = calloc(1, sizeof(*c));
+/* A connection on @fd, linked and counted (also its uid, @u or a new
+ * count), so that connection_free() undoes all; NULL when out of memory. */
+static struct connection *connection_new(struct dp_varlink_server *s, int fd, const struct ucred *cred,
+                                         struct uid_count *u) {
+        struct connection *c = calloc(1, sizeof(*c));
+
         if (!u) {
                 struct uid_count *uids = c ? realloc(s->uids, (s->n_uids + 1) * sizeof(*uids)) : NULL;
 
                 if (uids) {
                         s->uids = uids;
                         u = &uids[s->n_uids++];
-                        *u = (struct uid_count) { .uid = cred.uid };
+                        *u = (struct uid_count) { .uid = cred->uid };
                 }
         }
         if (!c || !u) {
                 free(c);
-                close(fd);
-                return -ENOMEM;
+                return NULL;
         }
-
-        /* Linked and counted first, so that connection_free() undoes all. */
         c->server = s;
         c->fd = fd;
         c->peer = (struct dp_varlink_peer) {
-                .uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
+                .uid = cred->uid, .gid = cred->gid, .pid = cred->pid,
                 .wake = connection_wake, .wake_userdata = c,
         };
         c->next = s->connections;
@@ -353,12 +348,23 @@ int dp_varlink_server_add_connection(struct dp_varlink_server *s, int fd) {
         s->connections = c;
         s->n_connections++;
         u->n++;
+        return c;
+}
 
-        r = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ? dp_negative_errno() : 0;
+/* Non-blocking, with its protocol state, its event sources and the idle clock running. */
+static int connection_start(struct connection *c) {
+        struct dp_varlink_server *s = c->server;
+        struct dp_varlink_connection_limits limits = {
+                .max_message = s->settings.max_message,
+                .max_output = s->settings.max_output,
+        };
+        int r;
+
+        r = fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) < 0 ? dp_negative_errno() : 0;
         if (r >= 0)
                 r = dp_varlink_connection_new(&limits, &c->peer.connection);
         if (r >= 0)
-                r = sd_event_add_io(s->event, &c->io, fd, EPOLLIN, on_connection_io, c);
+                r = sd_event_add_io(s->event, &c->io, c->fd, EPOLLIN, on_connection_io, c);
         if (r >= 0)
                 r = sd_event_add_time(s->event, &c->timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
                                       on_connection_timeout, c);
@@ -371,6 +377,28 @@ int dp_varlink_server_add_connection(struct dp_varlink_server *s, int fd) {
                 r = sd_event_source_set_enabled(c->defer, SD_EVENT_OFF);
         if (r >= 0)
                 r = connection_update(c);
+        return r;
+}
+
+int dp_varlink_server_add_connection(struct dp_varlink_server *s, int fd) {
+        struct uid_count *u = NULL;
+        struct ucred cred = {};
+        struct connection *c;
+        int r;
+
+        if (fd < 0)
+                return -EBADF;
+        r = connection_admit(s, fd, &cred, &u);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        c = connection_new(s, fd, &cred, u);
+        if (!c) {
+                close(fd);
+                return -ENOMEM;
+        }
+        r = connection_start(c);
         if (r < 0) {
                 connection_free(c);
                 return r;
