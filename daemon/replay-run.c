@@ -11,6 +11,7 @@
 #include "log.h"
 #include "replay-run.h"
 #include "report.h"
+#include "time-util.h"
 
 struct capture_report {
         const char *path;
@@ -49,7 +50,7 @@ static void log_machine(const char *path, const struct dp_perf_data *data) {
                 return;
         }
         if (r < 0) {
-                log_warning("%s: malformed HEADER_CPUID (%s): no CPU errata applied", path, strerror(-r));
+                log_warning_errno(r, "%s: malformed HEADER_CPUID (%m): no CPU errata applied", path);
                 return;
         }
         if (id.kind == DP_CPUID_ARM64) {
@@ -62,35 +63,31 @@ static void log_machine(const char *path, const struct dp_perf_data *data) {
                  id.stepping, dp_ibs_cpu_has_erratum_1293(&context.ibs_cpu) ? " (IBS erratum 1293 applies)" : "");
 }
 
-int replay_run(const struct manager_options *o, const char *path) {
-        _cleanup_perf_data_ struct dp_perf_data *data = NULL;
-        _cleanup_tracker_ struct dp_tracker *tracker = NULL;
-        _cleanup_free_ struct dp_cpu_view *cpus = NULL;
-        struct dp_tracker_snapshot snap = {0};
-        struct capture_report cr = { .path = path };
-        const struct dp_source *source = NULL, *primary;
-        bool automatic = strcmp(o->config.source, "auto") == 0;
-        char tracker_source[32];        /* the tracker keeps the pointer; named once chosen */
-        struct dp_tracker_config tc;
-        struct dp_stats_view view = {0};
-        struct dp_replay *rp = NULL;
-        struct timespec t0, t1;
+/* The capture, and the source Source= decodes every event as (NULL: "auto",
+ * each event by its PMU). */
+static int capture_open(const struct manager_options *o, const char *path, struct dp_perf_data **ret_data,
+                        const struct dp_source **ret_source) {
         int r;
 
-        r = dp_perf_data_open(path, &data);
-        if (r < 0) {
-                log_error("%s: not a readable perf.data capture: %s", path, strerror(-r));
-                return r;
-        }
-        if (!automatic) {
-                source = dp_source_find(o->config.source);
-                if (!source) {
+        *ret_source = NULL;
+        r = dp_perf_data_open(path, ret_data);
+        if (r < 0)
+                return log_error_errno(r, "%s: not a readable perf.data capture: %m", path);
+        if (strcmp(o->config.source, "auto") != 0) {
+                *ret_source = dp_source_find(o->config.source);
+                if (!*ret_source) {
                         log_error("unknown source '%s'", o->config.source);
                         return -EINVAL;
                 }
-                log_info("%s: every event decoded as %s (Source=%s)", path, source->name, o->config.source);
+                log_info("%s: every event decoded as %s (Source=%s)", path, (*ret_source)->name, o->config.source);
         }
-        log_machine(path, data);
+        log_machine(path, *ret_data);
+        return 0;
+}
+
+/* A tracker as the configuration has it; @source_name is kept, not copied. */
+static int tracker_new_configured(const struct manager_options *o, const char *source_name, struct dp_tracker **ret) {
+        struct dp_tracker_config tc;
 
         dp_tracker_config_init(&tc);
         tc.mode = o->config.target_mode == DP_TARGETS_PHYS ? DP_TRACKER_PADDR : DP_TRACKER_VADDR;
@@ -99,67 +96,114 @@ int replay_run(const struct manager_options *o, const char *path) {
         tc.sample_interval_ns = o->config.sample_interval_us * 1000;
         tc.aggr_interval_ns = o->config.aggr_interval_us * 1000;
         tc.max_targets = o->config.max_targets;
-        snprintf(tracker_source, sizeof(tracker_source), "%s", source ? source->name : "capture");
-        tc.source = tracker_source;
-        r = dp_tracker_new(&tc, &tracker);
-        if (r >= 0)
-                r = dp_replay_new(source, tracker, tc.mode == DP_TRACKER_PADDR, &rp);
-        if (r < 0) {
-                dp_replay_free(rp);
-                return r;
-        }
-        primary = source ?: &dp_replay_generic_source;
-        if (automatic) {
-                /* Each event by its PMU, as the capture names it. */
-                r = dp_replay_use_capture_sources(rp, data, log_choice, &cr, &primary);
-                if (r == -ENOENT)
-                        log_warning("%s: no memory-access event in the capture", path);
-                else if (r < 0) {
-                        log_error("%s: cannot choose the sources: %s", path, strerror(-r));
-                        dp_replay_free(rp);
-                        return r;
-                }
-        } else {
-                struct dp_source_context context;
-                struct dp_perf_cpuid id;
+        tc.source = source_name;
+        return dp_tracker_new(&tc, ret);
+}
 
+/* Which source decodes which event: @source for all, with the errata of the
+ * machine the capture names; or (@source NULL) each event by its PMU, as the
+ * capture names it.  *ret_primary: the source the report names. */
+static int sources_choose(struct dp_replay *rp, const struct dp_perf_data *data, const struct dp_source *source,
+                          struct capture_report *cr, const struct dp_source **ret_primary) {
+        struct dp_source_context context;
+        struct dp_perf_cpuid id;
+        int r;
+
+        *ret_primary = source ?: &dp_replay_generic_source;
+        if (source) {
                 dp_capture_source_context(dp_perf_data_cpuid(data, &id) == 0 ? &id : NULL, &context);
                 dp_replay_set_source_context(rp, &context);
+                return 0;
         }
-        snprintf(tracker_source, sizeof(tracker_source), "%s", primary->name);
+        r = dp_replay_use_capture_sources(rp, data, log_choice, cr, ret_primary);
+        if (r == -ENOENT)
+                log_warning("%s: no memory-access event in the capture", cr->path);
+        else if (r < 0)
+                return log_error_errno(r, "%s: cannot choose the sources: %m", cr->path);
+        return 0;
+}
 
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        /* One pass: targets grow as their samples come. */
-        r = dp_replay_run(rp, data);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+/* One pass over the capture: targets grow as their samples come.  Its
+ * error, if any, after logging it: what was read before it still counts. */
+static int replay_pass(struct dp_replay *rp, struct dp_perf_data *data, const struct dp_tracker *tracker,
+                       const char *path) {
+        uint64_t start = dp_now_ns(CLOCK_MONOTONIC);
+        int r = dp_replay_run(rp, data);
+        uint64_t elapsed = dp_now_ns(CLOCK_MONOTONIC) - start;
+
         if (r < 0)
-                log_error("%s: %s; counting what was read before it", path, strerror(-r));
-        log_info("replayed %s: %zu targets, %zu CPUs, %.3f s", path, dp_tracker_nr_targets(tracker), dp_replay_nr_cpus(rp),
-                 (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
+                log_error_errno(r, "%s: %m; counting what was read before it", path);
+        log_info("replayed %s: %zu targets, %zu CPUs, %.3f s", path, dp_tracker_nr_targets(tracker),
+                 dp_replay_nr_cpus(rp), (double) elapsed / NSEC_PER_SEC);
+        return r;
+}
 
-        cpus = calloc(dp_replay_nr_cpus(rp) ?: 1, sizeof(*cpus));
-        if (!cpus) {
-                dp_replay_free(rp);
+/* The replay's counters, per CPU and in total, as the report shows the daemon's. */
+static int stats_view_fill(struct dp_replay *rp, const struct dp_source *primary, const struct capture_report *cr,
+                           struct dp_stats_view *view) {
+        struct dp_cpu_view *cpus = calloc(dp_replay_nr_cpus(rp) ?: 1, sizeof(*cpus));
+
+        if (!cpus)
                 return -ENOMEM;
-        }
-        view.source = primary;
-        view.source_reason = cr.have_reason ? cr.reason : NULL;
-        view.cpus = cpus;
-        view.n_cpus = dp_replay_nr_cpus(rp);
-        for (size_t i = 0; i < view.n_cpus; i++) {
+        view->source = primary;
+        view->source_reason = cr->have_reason ? cr->reason : NULL;
+        view->cpus = cpus;
+        view->n_cpus = dp_replay_nr_cpus(rp);
+        for (size_t i = 0; i < view->n_cpus; i++) {
                 cpus[i].cpu = (int) i;
                 cpus[i].status.state = DP_CPU_UNINIT;
                 dp_replay_counters(rp, i, &cpus[i].counters);
-                dp_counters_sum(&view.total, &cpus[i].counters);
+                dp_counters_sum(&view->total, &cpus[i].counters);
         }
-        dp_replay_free(rp);
+        return 0;
+}
+
+/* The report on stdout.  @r is the replay's result: the text report passes
+ * it on, the JSON one its own instead. */
+static int report_write(const struct manager_options *o, const struct dp_stats_view *view,
+                        const struct dp_tracker *tracker, int r) {
+        struct dp_tracker_snapshot snap = {0};
 
         if (dp_tracker_snapshot(tracker, &snap) < 0)
                 return -ENOMEM;
         if (o->dump_stats == DUMP_JSON)
-                r = report_write_json(stdout, &view, &snap, o->top);
+                r = report_write_json(stdout, view, &snap, o->top);
         else
-                report_print(stdout, &view, &snap, o->top);
+                report_print(stdout, view, &snap, o->top);
         dp_tracker_snapshot_free(&snap);
         return r < 0 ? r : 0;
+}
+
+int replay_run(const struct manager_options *o, const char *path) {
+        _cleanup_perf_data_ struct dp_perf_data *data = NULL;
+        _cleanup_tracker_ struct dp_tracker *tracker = NULL;
+        struct capture_report cr = { .path = path };
+        const struct dp_source *source, *primary;
+        char tracker_source[32];        /* the tracker keeps the pointer; named once chosen */
+        struct dp_stats_view view = {0};
+        struct dp_replay *rp = NULL;
+        int r, replayed;
+
+        r = capture_open(o, path, &data, &source);
+        if (r < 0)
+                return r;
+        snprintf(tracker_source, sizeof(tracker_source), "%s", source ? source->name : "capture");
+        r = tracker_new_configured(o, tracker_source, &tracker);
+        if (r >= 0)
+                r = dp_replay_new(source, tracker, o->config.target_mode == DP_TARGETS_PHYS, &rp);
+        if (r >= 0)
+                r = sources_choose(rp, data, source, &cr, &primary);
+        if (r < 0) {
+                dp_replay_free(rp);
+                return r;
+        }
+        snprintf(tracker_source, sizeof(tracker_source), "%s", primary->name);
+
+        replayed = replay_pass(rp, data, tracker, path);
+        r = stats_view_fill(rp, primary, &cr, &view);
+        dp_replay_free(rp);
+        if (r >= 0)
+                r = report_write(o, &view, tracker, replayed);
+        free(view.cpus);
+        return r;
 }
