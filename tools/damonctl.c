@@ -195,17 +195,16 @@ static int parse_seconds(const char *arg, const char *name, double min, double m
 
 /* One hex address, with or without 0x, as in /proc/PID/maps. */
 static bool parse_hex(const char *s, size_t len, uint64_t *ret) {
-        char buf[32] = "0x";
+        char buf[32];
 
         if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
                 s += 2;
                 len -= 2;
         }
-        if (len == 0 || len >= sizeof(buf) - 2 || strspn(s, "0123456789abcdefABCDEF") < len)
+        if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789abcdefABCDEF") < len)
                 return false;
-        /* With its 0x, so that it starts with the digit dp_parse_uint() wants even when it is "ff...". */
-        memcpy(buf + 2, s, len);
-        buf[len + 2] = '\0';
+        memcpy(buf, s, len);
+        buf[len] = '\0';
         return dp_parse_uint(buf, 16, ret, NULL) == 0;
 }
 

@@ -10,7 +10,8 @@ int dp_parse_uint(const char *text, int base, uint64_t *ret, const char **ret_en
         unsigned long long v;
         char *end;
 
-        if (!text || !ret || !isdigit((unsigned char) text[0]))
+        /* The first character a digit of @base: strtoull() would skip space and take a sign. */
+        if (!text || !ret || !(base == 16 ? isxdigit((unsigned char) text[0]) : isdigit((unsigned char) text[0])))
                 return -EINVAL;
         errno = 0;
         v = strtoull(text, &end, base);

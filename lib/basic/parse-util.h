@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-/* An unsigned number in @base (0: C prefixes, 0x... or 0...) at the start of
- * @text.  With @ret_end NULL it must be the whole of @text; else *@ret_end
+/* An unsigned number in @base (0: C prefixes, 0x... or 0...; 16: "ff" or
+ * "0xff") at the start of @text.  With @ret_end NULL it must be the whole of @text; else *@ret_end
  * points past it.  -EINVAL malformed, -ERANGE above UINT64_MAX. */
 int dp_parse_uint(const char *text, int base, uint64_t *ret, const char **ret_end);
 
