@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config-file.h"
+#include "config-keys.h"
 #include "dp-config.h"
 #include "log.h"
+#include "macro.h"
 #include "manager.h"
+#include "parse-util.h"
 #include "replay-run.h"
 
 static void help(void) {
@@ -48,17 +51,11 @@ static void help(void) {
 }
 
 static int parse_u64(const char *arg, const char *name, uint64_t min, uint64_t max, uint64_t *ret) {
-        unsigned long long v;
-        char *end;
-
-        errno = 0;
-        v = strtoull(arg, &end, 10);
-        if (errno || end == arg || *end || arg[0] == '-' || v < min || v > max) {
+        if (dp_parse_u64_in(arg, min, max, ret) < 0) {
                 log_error("--%s: expected a whole number between %llu and %llu, got '%s'", name,
                           (unsigned long long) min, (unsigned long long) max, arg);
                 return -EINVAL;
         }
-        *ret = v;
         return 0;
 }
 
@@ -71,32 +68,57 @@ static int parse_u32(const char *arg, const char *name, uint32_t min, uint32_t m
         return r;
 }
 
+/* The options that are not settings.  Each setting's own options come from
+ * its row of the table (lib/conf/config-keys.c), numbered from ARG_SETTING. */
 enum {
         ARG_VERSION = 0x100,
-        ARG_SOURCE,
-        ARG_CPUS,
-        ARG_PID,
-        ARG_PHYS,
-        ARG_MAX_TARGETS,
-        ARG_SAMPLE_PERIOD,
-        ARG_RING_PAGES,
-        ARG_QUEUE_SIZE,
-        ARG_MIN_REGIONS,
-        ARG_MAX_REGIONS,
-        ARG_SAMPLE_INTERVAL,
-        ARG_AGGR_INTERVAL,
         ARG_DURATION,
         ARG_PRINT_INTERVAL,
         ARG_TOP,
         ARG_DUMP_STATS,
         ARG_STATS_FILE,
         ARG_REPLAY,
-        ARG_VARLINK,
-        ARG_VARLINK_GROUP,
         ARG_NO_VARLINK,
         ARG_CONFIG,
         ARG_CHECK_CONFIG,
+        ARG_SETTING,            /* + n: option n of dp_config_getopt_options() */
 };
+
+/* getopt_long() names the candidates of an ambiguous prefix in this order:
+ * --help and --version, the settings' options, then the rest, as ever. */
+static const struct option first_options[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+};
+
+static const struct option other_options[] = {
+        { "duration", required_argument, NULL, ARG_DURATION },
+        { "print-interval", required_argument, NULL, ARG_PRINT_INTERVAL },
+        { "top", required_argument, NULL, ARG_TOP },
+        { "dump-stats", optional_argument, NULL, ARG_DUMP_STATS },
+        { "stats-file", required_argument, NULL, ARG_STATS_FILE },
+        { "replay", required_argument, NULL, ARG_REPLAY },
+        { "no-varlink", no_argument, NULL, ARG_NO_VARLINK },
+        { "config", required_argument, NULL, ARG_CONFIG },
+        { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+        { "verbose", no_argument, NULL, 'v' },
+};
+
+#define N_OPTIONS (DP_ARRAY_SIZE(first_options) + DP_CONFIG_MAX_OPTIONS + DP_ARRAY_SIZE(other_options) + 1)
+
+/* Every option, then getopt's terminator. */
+static void build_options(struct option options[static N_OPTIONS]) {
+        size_t n = DP_ARRAY_SIZE(first_options);
+        int r;
+
+        memcpy(options, first_options, sizeof(first_options));
+        r = dp_config_getopt_options(options + n, DP_CONFIG_MAX_OPTIONS, ARG_SETTING);
+        assert(r >= 0);         /* test-config-file checks that the table's options fit */
+        n += (size_t) r;
+        memcpy(options + n, other_options, sizeof(other_options));
+        n += DP_ARRAY_SIZE(other_options);
+        options[n] = (struct option) {};
+}
 
 /* Where configuration messages go besides the log: a reload collects its errors. */
 struct config_report {
@@ -139,202 +161,87 @@ static int load_config_file(int argc, char **argv, const struct option *options,
         return dp_config_load(&o->config, NULL, path, report_config_message, cr);
 }
 
-/* At startup, and again on reload (@reloading) to read the configuration the
- * same way: the files, then every option on top.  Options that passed at
- * startup pass again, so a reload can only fail on the files. */
-static int parse_argv(int argc, char **argv, struct manager_options *o, struct config_report *cr, bool reloading) {
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "source", required_argument, NULL, ARG_SOURCE },
-                { "cpus", required_argument, NULL, ARG_CPUS },
-                { "pid", required_argument, NULL, ARG_PID },
-                { "phys", no_argument, NULL, ARG_PHYS },
-                { "max-targets", required_argument, NULL, ARG_MAX_TARGETS },
-                { "sample-period", required_argument, NULL, ARG_SAMPLE_PERIOD },
-                { "ring-pages", required_argument, NULL, ARG_RING_PAGES },
-                { "queue-size", required_argument, NULL, ARG_QUEUE_SIZE },
-                { "min-regions", required_argument, NULL, ARG_MIN_REGIONS },
-                { "max-regions", required_argument, NULL, ARG_MAX_REGIONS },
-                { "sample-interval-ms", required_argument, NULL, ARG_SAMPLE_INTERVAL },
-                { "aggr-interval-ms", required_argument, NULL, ARG_AGGR_INTERVAL },
-                { "duration", required_argument, NULL, ARG_DURATION },
-                { "print-interval", required_argument, NULL, ARG_PRINT_INTERVAL },
-                { "top", required_argument, NULL, ARG_TOP },
-                { "dump-stats", optional_argument, NULL, ARG_DUMP_STATS },
-                { "stats-file", required_argument, NULL, ARG_STATS_FILE },
-                { "replay", required_argument, NULL, ARG_REPLAY },
-                { "varlink", required_argument, NULL, ARG_VARLINK },
-                { "varlink-group", required_argument, NULL, ARG_VARLINK_GROUP },
-                { "no-varlink", no_argument, NULL, ARG_NO_VARLINK },
-                { "config", required_argument, NULL, ARG_CONFIG },
-                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
-                { "verbose", no_argument, NULL, 'v' },
-                {}
-        };
-        struct dp_config *c = &o->config;
-        const char *why;
-        uint64_t v = 0;
-        uint32_t pid = 0;
-        bool check_config, targets_from_options = false;
-        int opt, r = 0;
-
-        optind = 0;     /* glibc: a reload parses the same argv again */
-        if (load_config_file(argc, argv, options, o, cr, &check_config) < 0) {
-                if (!reloading)
-                        log_error("invalid configuration (see --check-config)");
+static int parse_dump_stats(const char *arg, struct manager_options *o) {
+        if (!arg || strcmp(arg, "text") == 0)
+                o->dump_stats = DUMP_TEXT;
+        else if (strcmp(arg, "json") == 0)
+                o->dump_stats = DUMP_JSON;
+        else {
+                log_error("--dump-stats: expected text or json, got '%s'", arg);
                 return -EINVAL;
         }
-        if (reloading)
-                check_config = false;
+        return 0;
+}
+
+/* An option that is not a setting: 0 to go on, 1 when it was the answer
+ * (--help, --version), or a negative errno. */
+static int parse_other_option(int opt, struct manager_options *o, bool reloading) {
+        switch (opt) {
+        case 'h':
+                help();
+                return 1;
+        case ARG_VERSION:
+                printf("damon-perfd %s\n", DP_VERSION);
+                return 1;
+        case ARG_DURATION:
+                return parse_u64(optarg, "duration", 0, 365ull * 24 * 3600, &o->duration_sec);
+        case ARG_PRINT_INTERVAL:
+                return parse_u64(optarg, "print-interval", 1, 86400, &o->print_interval_sec);
+        case ARG_TOP:
+                return parse_u32(optarg, "top", 1, 1000, &o->top);
+        case ARG_DUMP_STATS:
+                return parse_dump_stats(optarg, o);
+        case ARG_STATS_FILE:
+                o->stats_file = optarg;
+                return 0;
+        case ARG_REPLAY:
+                o->replay = optarg;
+                return 0;
+        case ARG_NO_VARLINK:
+                o->no_varlink = true;
+                return 0;
+        case ARG_CONFIG:
+        case ARG_CHECK_CONFIG:
+                return 0;       /* handled by load_config_file() */
+        case 'v':
+                if (!reloading)
+                        log_set_max_level(LOG_DEBUG);
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
+/* Every option, on top of the files' settings: 1 to go on, 0 after --help or
+ * --version, or a negative errno. */
+static int apply_options(int argc, char **argv, const struct option *options, struct manager_options *o,
+                         bool reloading) {
+        struct dp_config_options_pass pass = { .report = report_config_message };
+        int opt, r;
+
         while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0) {
-                switch (opt) {
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("damon-perfd %s\n", DP_VERSION);
-                        return 0;
-                case ARG_SOURCE:
-                        if (strlen(optarg) >= sizeof(c->source)) {
-                                log_error("--source: name too long: '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        strcpy(c->source, optarg);
-                        break;
-                case ARG_CPUS:
-                        if (strlen(optarg) >= sizeof(c->cpus)) {
-                                log_error("--cpus: list too long");
-                                return -EINVAL;
-                        }
-                        strcpy(c->cpus, optarg);
-                        break;
-                case ARG_PID:
-                        if (!targets_from_options) {    /* replace the file's targets */
-                                c->target_mode = DP_TARGETS_ALL;
-                                c->n_pids = 0;
-                                targets_from_options = true;
-                        }
-                        r = parse_u32(optarg, "pid", 1, INT_MAX, &pid);
-                        if (r < 0)
-                                return r;
-                        if (c->n_pids >= DP_CONFIG_MAX_PIDS) {
-                                log_error("--pid: at most %d pids", DP_CONFIG_MAX_PIDS);
-                                return -E2BIG;
-                        }
-                        if (c->target_mode == DP_TARGETS_PHYS) {
-                                log_error("--pid and --phys exclude each other");
-                                return -EINVAL;
-                        }
-                        c->pids[c->n_pids++] = pid;
-                        c->target_mode = DP_TARGETS_PIDS;
-                        break;
-                case ARG_PHYS:
-                        if (!targets_from_options) {
-                                c->target_mode = DP_TARGETS_ALL;
-                                c->n_pids = 0;
-                                targets_from_options = true;
-                        }
-                        if (c->target_mode == DP_TARGETS_PIDS) {
-                                log_error("--pid and --phys exclude each other");
-                                return -EINVAL;
-                        }
-                        c->target_mode = DP_TARGETS_PHYS;
-                        break;
-                case ARG_MAX_TARGETS:
-                        r = parse_u32(optarg, "max-targets", 1, 65536, &c->max_targets);
-                        break;
-                case ARG_SAMPLE_PERIOD:
-                        r = parse_u64(optarg, "sample-period", 1, UINT64_MAX >> 1, &c->sample_period);
-                        break;
-                case ARG_RING_PAGES:
-                        r = parse_u32(optarg, "ring-pages", 1, 65536, &c->ring_pages);
-                        break;
-                case ARG_QUEUE_SIZE:
-                        r = parse_u32(optarg, "queue-size", 64, 1u << 24, &c->queue_capacity);
-                        break;
-                case ARG_MIN_REGIONS:
-                        r = parse_u32(optarg, "min-regions", 3, 1u << 20, &c->min_nr_regions);
-                        break;
-                case ARG_MAX_REGIONS:
-                        r = parse_u32(optarg, "max-regions", 3, 1u << 20, &c->max_nr_regions);
-                        break;
-                case ARG_SAMPLE_INTERVAL:
-                        r = parse_u64(optarg, "sample-interval-ms", 1, 60000, &v);
-                        c->sample_interval_us = v * 1000;
-                        break;
-                case ARG_AGGR_INTERVAL:
-                        r = parse_u64(optarg, "aggr-interval-ms", 1, 600000, &v);
-                        c->aggr_interval_us = v * 1000;
-                        c->maps_refresh_us = DP_MAX(c->maps_refresh_us, c->aggr_interval_us);
-                        break;
-                case ARG_DURATION:
-                        r = parse_u64(optarg, "duration", 0, 365ull * 24 * 3600, &o->duration_sec);
-                        break;
-                case ARG_PRINT_INTERVAL:
-                        r = parse_u64(optarg, "print-interval", 1, 86400, &o->print_interval_sec);
-                        break;
-                case ARG_TOP:
-                        r = parse_u32(optarg, "top", 1, 1000, &o->top);
-                        break;
-                case ARG_DUMP_STATS:
-                        if (!optarg || strcmp(optarg, "text") == 0)
-                                o->dump_stats = DUMP_TEXT;
-                        else if (strcmp(optarg, "json") == 0)
-                                o->dump_stats = DUMP_JSON;
-                        else {
-                                log_error("--dump-stats: expected text or json, got '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        break;
-                case ARG_STATS_FILE:
-                        o->stats_file = optarg;
-                        break;
-                case ARG_REPLAY:
-                        o->replay = optarg;
-                        break;
-                case ARG_VARLINK:
-                        if (optarg[0] != '/') {
-                                log_error("--varlink: expected an absolute socket path, got '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        if (strlen(optarg) >= sizeof(c->api_socket)) {
-                                log_error("--varlink: socket path too long: '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        strcpy(c->api_socket, optarg);
-                        break;
-                case ARG_VARLINK_GROUP:
-                        if (strlen(optarg) >= sizeof(c->api_socket_group)) {
-                                log_error("--varlink-group: name too long: '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        strcpy(c->api_socket_group, optarg);
-                        break;
-                case ARG_CONFIG:
-                case ARG_CHECK_CONFIG:
-                        break;          /* handled by load_config_file() */
-                case ARG_NO_VARLINK:
-                        o->no_varlink = true;
-                        break;
-                case 'v':
-                        if (!reloading)
-                                log_set_max_level(LOG_DEBUG);
-                        break;
-                default:
-                        return -EINVAL;
-                }
-                if (r < 0)
-                        return r;
+                if (opt >= ARG_SETTING)
+                        r = dp_config_option_apply(&pass, (size_t) (opt - ARG_SETTING), optarg, &o->config);
+                else
+                        r = parse_other_option(opt, o, reloading);
+                if (r != 0)
+                        return r < 0 ? r : 0;
         }
         if (optind < argc) {
                 log_error("unexpected argument '%s' (see --help)", argv[optind]);
                 return -EINVAL;
         }
+        return 1;
+}
+
+/* The files and the options together may still disagree. */
+static int check_settings(struct manager_options *o, struct config_report *cr) {
+        struct dp_config *c = &o->config;
+        const char *why;
+
         if (dp_config_validate(c, &why) < 0) {
                 char message[256];
 
-                /* The files and the options together may still disagree. */
                 snprintf(message, sizeof(message), "invalid settings (files and options together): %s", why);
                 report_config_message(DP_CONFIG_ERROR, message, cr);
                 return -EINVAL;
@@ -342,8 +249,33 @@ static int parse_argv(int argc, char **argv, struct manager_options *o, struct c
         /* The file's [API] settings, possibly overridden by --varlink*. */
         o->varlink_path = c->api_socket[0] ? c->api_socket : NULL;
         o->varlink_group = c->api_socket_group[0] ? c->api_socket_group : NULL;
-        if (check_config) {
-                if (dp_config_format(c, stdout) < 0 || fflush(stdout) != 0)
+        return 0;
+}
+
+/* At startup, and again on reload (@reloading) to read the configuration the
+ * same way: the files, then every option on top.  Options that passed at
+ * startup pass again, so a reload can only fail on the files.  1 to run, 0
+ * when done (--help, --version, --check-config), or a negative errno. */
+static int parse_argv(int argc, char **argv, struct manager_options *o, struct config_report *cr, bool reloading) {
+        struct option options[N_OPTIONS];
+        bool check_config;
+        int r;
+
+        build_options(options);
+        optind = 0;     /* glibc: a reload parses the same argv again */
+        if (load_config_file(argc, argv, options, o, cr, &check_config) < 0) {
+                if (!reloading)
+                        log_error("invalid configuration (see --check-config)");
+                return -EINVAL;
+        }
+        r = apply_options(argc, argv, options, o, reloading);
+        if (r <= 0)
+                return r;
+        r = check_settings(o, cr);
+        if (r < 0)
+                return r;
+        if (check_config && !reloading) {
+                if (dp_config_format(&o->config, stdout) < 0 || fflush(stdout) != 0)
                         return -EIO;
                 return 0;
         }
