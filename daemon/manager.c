@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "config-keys.h"
 #include "cpu-hotplug.h"
 #include "cpu-list.h"
 #include "fileio.h"
@@ -437,69 +438,58 @@ static void collect_config_error(enum dp_config_severity severity, const char *m
         e->v = v;
 }
 
-static bool same_targets(const struct dp_config *a, const struct dp_config *b) {
-        return a->target_mode == b->target_mode && a->n_pids == b->n_pids &&
-               memcmp(a->pids, b->pids, a->n_pids * sizeof(a->pids[0])) == 0;
+static void log_needs_restart(const struct dp_config_key *k) {
+        char name[64];
+
+        dp_config_key_name(k, name, sizeof(name));
+        log_warning("reload: %s changed; takes effect after a restart", name);
 }
 
-static void log_needs_restart(const char *setting) {
-        log_warning("reload: %s changed; takes effect after a restart", setting);
-}
-
-/* What the running pipeline can take from @c: the target settings, through
- * the tracker thread.  Everything else is fixed in the samplers, the rings,
- * the queues, the tracker or the socket: each change is named, none applied. */
-static void apply_config(struct manager *m, const struct dp_config *c) {
+/* The live settings, Targets= and MaxTargets=, go to the tracker thread. */
+static void apply_targets(struct manager *m, const struct dp_config *c, bool targets, bool max_targets) {
         struct dp_config *run = &m->o.config;
-        bool targets = !same_targets(run, c), max_targets = run->max_targets != c->max_targets;
-        int r;
+        int r = tracker_thread_set_targets(m->tracker, c);
 
-        if (targets || max_targets) {
-                r = tracker_thread_set_targets(m->tracker, c);
-                if (r == -ENOSPC)
-                        log_warning("reload: MaxTargets=%u is above the %u the tracker was started with; "
-                                    "Targets= and MaxTargets= take effect after a restart",
-                                    c->max_targets, tracker_thread_target_capacity(m->tracker));
-                else if (r < 0)
-                        log_warning("reload: Targets= changed to or from the physical address space; "
-                                    "Targets= and MaxTargets= take effect after a restart");
-                else {
-                        if (targets)
-                                log_info("reload: Targets= applied");
-                        if (max_targets)
-                                log_info("reload: MaxTargets=%u applied", c->max_targets);
-                        run->target_mode = c->target_mode;
-                        memcpy(run->pids, c->pids, sizeof(run->pids));
-                        run->n_pids = c->n_pids;
-                        run->max_targets = c->max_targets;
-                }
+        if (r == -ENOSPC)
+                log_warning("reload: MaxTargets=%u is above the %u the tracker was started with; "
+                            "Targets= and MaxTargets= take effect after a restart",
+                            c->max_targets, tracker_thread_target_capacity(m->tracker));
+        else if (r < 0)
+                log_warning("reload: Targets= changed to or from the physical address space; "
+                            "Targets= and MaxTargets= take effect after a restart");
+        else {
+                if (targets)
+                        log_info("reload: Targets= applied");
+                if (max_targets)
+                        log_info("reload: MaxTargets=%u applied", c->max_targets);
+                run->target_mode = c->target_mode;
+                memcpy(run->pids, c->pids, sizeof(run->pids));
+                run->n_pids = c->n_pids;
+                run->max_targets = c->max_targets;
         }
-        if (strcmp(run->source, c->source) != 0)
-                log_needs_restart("Source=");
-        if (strcmp(run->cpus, c->cpus) != 0)
-                log_needs_restart("CPUs=");
-        if (run->sample_period != c->sample_period)
-                log_needs_restart("SamplePeriod=");
-        if (run->ring_pages != c->ring_pages)
-                log_needs_restart("RingPages=");
-        if (run->queue_capacity != c->queue_capacity)
-                log_needs_restart("QueueSize=");
-        if (run->poll_ms != c->poll_ms)
-                log_needs_restart("PollIntervalSec=");
-        if (run->min_nr_regions != c->min_nr_regions)
-                log_needs_restart("MinRegions=");
-        if (run->max_nr_regions != c->max_nr_regions)
-                log_needs_restart("MaxRegions=");
-        if (run->sample_interval_us != c->sample_interval_us)
-                log_needs_restart("SampleIntervalSec=");
-        if (run->aggr_interval_us != c->aggr_interval_us)
-                log_needs_restart("AggregationIntervalSec=");
-        if (run->maps_refresh_us != c->maps_refresh_us)
-                log_needs_restart("MapsRefreshSec=");
-        if (strcmp(run->api_socket, c->api_socket) != 0)
-                log_needs_restart("[API] Socket=");
-        if (strcmp(run->api_socket_group, c->api_socket_group) != 0)
-                log_needs_restart("[API] SocketGroup=");
+}
+
+/* What the running pipeline can take from @c: the settings the table
+ * (config-keys.c) marks live.  Everything else is fixed in the samplers, the
+ * rings, the queues, the tracker, the DAMON thread or the socket: each change
+ * is named, none applied. */
+static void apply_config(struct manager *m, const struct dp_config *c) {
+        const struct dp_config *run = &m->o.config;
+        bool targets = false, max_targets = false;
+
+        for (const struct dp_config_key *k = dp_config_keys; k < dp_config_keys + dp_config_n_keys; k++) {
+                if (k->reload != DP_CONFIG_LIVE || !dp_config_key_differs(k, run, c))
+                        continue;
+                if (k->offset == offsetof(struct dp_config, target_mode))
+                        targets = true;
+                else if (k->offset == offsetof(struct dp_config, max_targets))
+                        max_targets = true;
+        }
+        if (targets || max_targets)
+                apply_targets(m, c, targets, max_targets);
+        for (const struct dp_config_key *k = dp_config_keys; k < dp_config_keys + dp_config_n_keys; k++)
+                if (k->reload == DP_CONFIG_RESTART && dp_config_key_differs(k, run, c))
+                        log_needs_restart(k);
 }
 
 /* All of the new configuration is parsed and checked before any of it is
