@@ -7,7 +7,8 @@
  *
  * Invariants: the parser returns 0 or -EINVAL (-ENOMEM aside), it returns
  * -EINVAL exactly when it reported an error, and an accepted configuration
- * printed with dp_config_format() parses back, silently, to the same settings.
+ * printed with dp_config_format() parses back, silently, to the same settings
+ * (field by field, and key by key as a reload compares them).
  * A time span that parses formats and parses back to the same value.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "config-file.h"
+#include "config-keys.h"
 #include "macro.h"
 
 #include "fuzz.h"
@@ -103,6 +105,9 @@ static void fuzz_parse(const char *text, size_t size) {
         r = dp_config_parse_text(&back, printed, printed_size, "printed", count, &n);
         CHECK(r == 0 && n.errors == 0);
         same(&c, &back);
+        /* And key by key, as a reload compares them. */
+        for (size_t i = 0; i < dp_config_n_keys; i++)
+                CHECK(!dp_config_key_differs(&dp_config_keys[i], &c, &back));
         free(printed);
 }
 
