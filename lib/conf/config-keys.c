@@ -25,7 +25,7 @@ static void *field_of(const struct dp_config_key *k, struct dp_config *c, size_t
         return (uint8_t *) c + k->offset;
 }
 
-/* A char array's whole size: a string field's "type" for FIELD(). */
+/* String fields are char arrays of k->size bytes, NUL-terminated. */
 static char *string_field(const struct dp_config_key *k, struct dp_config *c) {
         return (char *) c + k->offset;
 }
@@ -275,8 +275,6 @@ static int print_targets(const struct dp_config_key *k, const struct dp_config *
 
 /* ---- options: each with its own rules and messages ---- */
 
-_Pragma("GCC diagnostic push")
-_Pragma("GCC diagnostic ignored \"-Wformat-nonliteral\"")
 static int __attribute__((format(printf, 3, 4)))
 refuse(struct dp_config_options_pass *pass, int r, const char *fmt, ...) {
         char message[512];
@@ -289,7 +287,6 @@ refuse(struct dp_config_options_pass *pass, int r, const char *fmt, ...) {
                 pass->report(DP_CONFIG_ERROR, message, pass->userdata);
         return r;
 }
-_Pragma("GCC diagnostic pop")
 
 static int option_number(const struct dp_config_option *o, struct dp_config_options_pass *pass, const char *arg,
                          uint64_t *ret) {
