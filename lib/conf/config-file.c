@@ -267,7 +267,8 @@ static int read_dropin_dir(struct dropins *d, const char *root, size_t dir, stru
         return r;
 }
 
-/* The main file if it exists, or cannot be told not to (then reading it fails, loudly). */
+/* The main file unless it is certainly absent: any other stat() failure is
+ * reported when reading it. */
 static int add_main_file(char ***paths, size_t *n, const char *root) {
         char *main_file = path_join(root, DP_CONFIG_MAIN_FILE, NULL);
         struct stat st;

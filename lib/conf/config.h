@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The daemon's settings, with their defaults.  (The file parser comes with the
- * configuration work; today they are set from the command line.) */
+/* The daemon's settings, with their defaults.  Each one's key in
+ * damon-perfd.conf, parser, printer and options: config-keys.h. */
 
 #include <stdbool.h>
 #include <stddef.h>
