@@ -88,34 +88,25 @@ void manager_collect(struct manager *m) {
         dp_stats_collect(&m->view, stats, ids, m->n);
 }
 
-int manager_new(const struct manager_options *options, struct manager **ret) {
-        struct sampler_options so;
-        struct manager *m;
-        size_t running = 0;
+/* The event hub, the hotplug watch, the source and the CPUs to sample. */
+static int detect(struct manager *m) {
         int r;
-
-        m = calloc(1, sizeof(*m));
-        if (!m)
-                return -ENOMEM;
-        m->o = *options;
-        m->stop_fd = -1;
-        m->start_ns = dp_now_ns(CLOCK_MONOTONIC);
-        log_started(DP_VERSION);
 
         r = event_hub_new(&m->hub);
         if (r >= 0)
                 r = hotplug_new(&m->hotplug);
         if (r < 0)
-                goto fail;
+                return r;
         r = pmu_selection_run(m->o.config.source, NULL, &m->selection);
         if (r < 0)
-                goto fail;
+                return r;
         m->source = m->selection.choice.source;
         load_source_context(&m->source_context);
-        r = load_cpu_list(&m->o.config, &m->cpus);
-        if (r < 0)
-                goto fail;
+        return load_cpu_list(&m->o.config, &m->cpus);
+}
 
+/* Per configured CPU: its sampler, its counters and what the reports keep. */
+static int allocate_cpus(struct manager *m) {
         m->n = m->cpus.n;
         m->samplers = calloc(m->n, sizeof(*m->samplers));
         /* Nothing open yet: manager_free() must not close fd 0 of a sampler never set up. */
@@ -129,12 +120,13 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         m->prev = calloc(m->n, sizeof(*m->prev));
         m->loss = calloc(m->n, sizeof(*m->loss));
         m->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (!m->samplers || !m->stats || !m->view.cpus || !m->prev || !m->loss || m->stop_fd < 0) {
-                r = -ENOMEM;
-                goto fail;
-        }
+        if (!m->samplers || !m->stats || !m->view.cpus || !m->prev || !m->loss || m->stop_fd < 0)
+                return -ENOMEM;
+        return 0;
+}
 
-        so = m->sampler_options = (struct sampler_options) {
+static void init_sampler_options(struct manager *m) {
+        m->sampler_options = (struct sampler_options) {
                 .source = m->source,
                 .source_options = {
                         .sample_period = m->o.config.sample_period,
@@ -152,40 +144,72 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
                 .hub = m->hub,
                 .source_context = &m->source_context,
         };
+}
+
+/* Every CPU's sampler up to ENABLED; a CPU that fails is left in ERROR. */
+static void open_cpus(struct manager *m) {
         for (size_t i = 0; i < m->n; i++) {
                 dp_cpu_stats_init(&m->stats[i]);
-                (void) sampler_setup(&m->samplers[i], m->cpus.cpu[i], &so, &m->stats[i], m->stop_fd,
+                (void) sampler_setup(&m->samplers[i], m->cpus.cpu[i], &m->sampler_options, &m->stats[i], m->stop_fd,
                                      &m->readers_stop);
         }
+}
+
+/* Down to the capabilities needed, then the tracker, the readers and the
+ * DAMON thread; an error only when nothing could be sampled. */
+static int start_threads(struct manager *m) {
+        size_t running = 0;
+        int r;
 
         /* Samplers open: down to the capabilities the configuration needs, before
          * the first thread, since capabilities are per thread and inherited. */
         r = privileges_drop(&m->o.config, m->samplers, m->n, m->o.no_varlink ? NULL : m->o.varlink_group, NULL);
         if (r < 0)
-                goto fail;
+                return r;
 
         /* The tracker first, so that no queue fills before anyone drains it. */
         r = tracker_thread_start(&m->o.config, m->samplers, m->n, m->hub, &m->tracker);
         if (r < 0) {
                 log_error("cannot start the region tracker: %s", strerror(-r));
-                goto fail;
+                return r;
         }
         for (size_t i = 0; i < m->n; i++)
                 if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ENABLED && sampler_start(&m->samplers[i]) == 0)
                         running++;
         if (running == 0) {
                 log_error("no CPU could be sampled with %s; see the errors above", m->source->name);
-                r = -ENODEV;
-                goto fail;
+                return -ENODEV;
         }
         log_debug("started %zu/%zu CPUs with %s (%s)", running, m->n, m->source->name, m->source->description);
 
         r = damon_thread_start(&m->o.config, m->tracker, &m->damon);
-        if (r < 0) {
+        if (r < 0)
                 log_error("cannot start the DAMON thread: %s", strerror(-r));
-                goto fail;
-        }
+        return r;
+}
 
+int manager_new(const struct manager_options *options, struct manager **ret) {
+        struct manager *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->o = *options;
+        m->stop_fd = -1;
+        m->start_ns = dp_now_ns(CLOCK_MONOTONIC);
+        log_started(DP_VERSION);
+
+        r = detect(m);
+        if (r >= 0)
+                r = allocate_cpus(m);
+        if (r < 0)
+                goto fail;
+        init_sampler_options(m);
+        open_cpus(m);
+        r = start_threads(m);
+        if (r < 0)
+                goto fail;
         *ret = m;
         return 0;
 
