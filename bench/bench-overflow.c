@@ -5,9 +5,9 @@
  * per CPU plays the kernel and the reader: it writes page-fault records into
  * a ring in memory at the given rate, and whenever the ring is filled to the
  * daemon's wakeup watermark drains it with the reader stage
- * (dp_ring_reader_drain) into that CPU's SPSC queue, as the daemon's reader
- * thread does.  The daemon's own tracker thread (daemon/tracker-thread.c,
- * linked in) is the consumer, with the daemon's default queue size and
+ * (dp_ring_reader_drain) into that CPU's channel (daemon/channel.c), as the
+ * daemon's reader thread does.  The daemon's own tracker thread
+ * (daemon/tracker-thread.c, linked in) is the consumer, with the daemon's default queue size and
  * settings, tracking this process's hot area.  Reported: samples injected,
  * queued, dropped for want of queue space (overflow, the target is 0), the
  * deepest queue, and what the tracker made of them.
@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "config.h"
 #include "macro.h"
 #include "ring-reader.h"
@@ -51,7 +52,10 @@ struct producer {
         double rate;                    /* samples per second */
         double seconds;
         uint8_t *hot;                   /* the area the faults are in */
-        struct sampler *sampler;        /* its queue, stats and reader */
+        struct channel *channel;        /* its queue and counters, shared with the tracker */
+        struct dp_ring_reader reader;   /* the daemon's reader stage */
+        struct perf_event_attr attr;
+        uint8_t *scratch;
         uint8_t *mem;                   /* the ring: a control page, then the data */
         size_t data_size;
         uint64_t head;
@@ -59,7 +63,7 @@ struct producer {
         uint64_t ring_full;             /* records the kernel would have lost */
         double elapsed;
         pthread_t thread;
-};
+} DP_ALIGNED_CACHELINE;         /* each producer thread writes its own per sample */
 
 static uint64_t now_ns(void) {
         struct timespec ts;
@@ -87,12 +91,11 @@ static bool ring_write(struct producer *p, const struct fault_record *rec) {
         return true;
 }
 
+/* As daemon/reader.c after each wakeup. */
 static void reader_drain(struct producer *p) {
-        struct sampler *s = p->sampler;
-
-        dp_ring_reader_drain(&s->reader);
-        dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
-        tracker_thread_wake_if_full(s);
+        dp_ring_reader_drain(&p->reader);
+        dp_counters_publish(&p->channel->stats, DP_OWNER_READER, &p->reader.counters);
+        channel_wake_if_full(p->channel);
 }
 
 static void *producer_main(void *arg) {
@@ -143,27 +146,28 @@ static void *producer_main(void *arg) {
         return NULL;
 }
 
-static int setup_producer(struct producer *p, struct sampler *s, size_t ring_pages) {
+static int setup_producer(struct producer *p, size_t ring_pages) {
         struct dp_source_options o = {};
         int r;
 
         p->data_size = ring_pages * PAGE;
         p->mem = aligned_alloc(PAGE, PAGE + p->data_size);
-        s->scratch = malloc(DP_PERF_RECORD_MAX);
-        if (!p->mem || !s->scratch)
+        p->scratch = malloc(DP_PERF_RECORD_MAX);
+        if (!p->mem || !p->scratch)
                 return -ENOMEM;
         memset(p->mem, 0, PAGE + p->data_size);
         ((struct perf_event_mmap_page *) p->mem)->data_offset = PAGE;
         ((struct perf_event_mmap_page *) p->mem)->data_size = p->data_size;
 
-        r = dp_source_pagefault.build_attr(&dp_source_pagefault, &o, p->cpu, &s->attr);
+        r = dp_source_pagefault.build_attr(&dp_source_pagefault, &o, p->cpu, &p->attr);
         if (r < 0)
                 return r;
-        r = dp_ring_reader_init(&s->reader, &s->attr, &dp_source_pagefault, s->queue, (uint16_t) p->cpu, false);
+        r = dp_ring_reader_init(&p->reader, &p->attr, &dp_source_pagefault, p->channel->queue, (uint16_t) p->cpu,
+                                false);
         if (r < 0)
                 return r;
-        return dp_perf_ring_init(&s->reader.ring, (struct perf_event_mmap_page *) p->mem, PAGE, p->data_size,
-                                 s->scratch);
+        return dp_perf_ring_init(&p->reader.ring, (struct perf_event_mmap_page *) p->mem, PAGE, p->data_size,
+                                 p->scratch);
 }
 
 static int write_json(const char *path, const struct producer *p, size_t n, const struct dp_counter_values *total,
@@ -214,8 +218,7 @@ int main(int argc, char *argv[]) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         struct dp_counter_values total = {}, v;
         struct tracker_thread *tt = NULL;
-        struct dp_cpu_stats *stats = NULL;
-        struct sampler *samplers = NULL;
+        struct channel *channels = NULL;
         struct producer *producers = NULL;
         const char *json_path = NULL;
         double rate = 1e6, seconds = 5;
@@ -273,10 +276,9 @@ int main(int argc, char *argv[]) {
 
         /* The tracked process is this one, its hot area a mapping of its own. */
         hot = mmap(NULL, HOT_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        samplers = calloc(n, sizeof(*samplers));
-        producers = calloc(n, sizeof(*producers));
-        stats = aligned_alloc(DP_CACHELINE, n * sizeof(*stats));
-        if (hot == MAP_FAILED || !samplers || !producers || !stats) {
+        channels = channels_new(n);
+        producers = aligned_alloc(DP_CACHELINE, n * sizeof(*producers));
+        if (hot == MAP_FAILED || !channels || !producers) {
                 fprintf(stderr, "bench-overflow: out of memory\n");
                 return EXIT_FAILURE;
         }
@@ -285,23 +287,21 @@ int main(int argc, char *argv[]) {
         config.n_pids = 1;
 
         for (size_t i = 0; i < n; i++) {
-                struct sampler *s = &samplers[i];
                 struct producer *p = &producers[i];
+                int cpu = (int) i % (int) (ncpu > 0 ? ncpu : 1);
 
-                dp_cpu_stats_init(&stats[i]);
-                s->cpu = (int) i % (int) (ncpu > 0 ? ncpu : 1);
-                s->stats = &stats[i];
-                r = dp_spsc_new(config.queue_capacity, &s->queue);
-                *p = (struct producer) { .cpu = s->cpu, .rate = rate, .seconds = seconds, .hot = hot, .sampler = s };
+                r = channel_open(&channels[i], cpu, &dp_source_pagefault, config.queue_capacity);
+                *p = (struct producer) { .cpu = cpu, .rate = rate, .seconds = seconds, .hot = hot,
+                                         .channel = &channels[i] };
                 if (r >= 0)
-                        r = setup_producer(p, s, config.ring_pages);
+                        r = setup_producer(p, config.ring_pages);
                 if (r < 0) {
                         fprintf(stderr, "bench-overflow: setting up producer %zu: %s\n", i, strerror(-r));
                         return EXIT_FAILURE;
                 }
         }
 
-        r = tracker_thread_start(&config, samplers, n, NULL, &tt);
+        r = tracker_thread_start(&config, channels, n, NULL, &tt);
         if (r < 0) {
                 fprintf(stderr, "bench-overflow: starting the tracker thread: %s\n", strerror(-r));
                 return EXIT_FAILURE;
@@ -323,7 +323,7 @@ int main(int argc, char *argv[]) {
         printf("%-9s %12s %12s %12s %10s %10s %10s\n", "producer", "injected", "samples/s", "queued", "overflow",
                "ring full", "q. peak");
         for (size_t i = 0; i < n; i++) {
-                dp_counters_snapshot(&stats[i], &v);
+                dp_counters_snapshot(&channels[i].stats, &v);
                 dp_counters_sum(&total, &v);
                 ring_full += producers[i].ring_full;
                 injected += producers[i].injected;
@@ -344,13 +344,11 @@ int main(int argc, char *argv[]) {
         }
         tracker_thread_free(tt);
         for (size_t i = 0; i < n; i++) {
-                dp_spsc_free(samplers[i].queue);
-                free(samplers[i].scratch);
+                free(producers[i].scratch);
                 free(producers[i].mem);
         }
-        free(samplers);
+        channels_free(channels, n);
         free(producers);
-        free(stats);
         munmap(hot, HOT_BYTES);
         return total.v[DP_C_OVERFLOW] == 0 && ring_full == 0 ? EXIT_SUCCESS : 2;
 }

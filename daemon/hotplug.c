@@ -75,16 +75,17 @@ void hotplug_check(struct hotplug *h, struct sampler *samplers, size_t n, const 
 
         for (size_t i = 0; i < n; i++) {
                 struct sampler *s = &samplers[i];
-                bool online = s->cpu >= 0 && s->cpu < DP_CPU_MAX && h->online[s->cpu];
+                int cpu = s->channel->cpu;
+                bool online = cpu >= 0 && cpu < DP_CPU_MAX && h->online[cpu];
 
                 /* A reader that ended by itself (its event detached) leaves dead fds behind. */
                 sampler_reap(s);
-                switch (dp_hotplug_decide(online, dp_cpu_get_status(s->stats))) {
+                switch (dp_hotplug_decide(online, dp_cpu_get_status(&s->channel->stats))) {
                 case DP_HOTPLUG_CLOSE:
                         sampler_offline(s);
                         break;
                 case DP_HOTPLUG_REOPEN:
-                        log_info("CPU%d is online again: reopening its sampler", s->cpu);
+                        log_info("CPU%d is online again: reopening its sampler", cpu);
                         (void) sampler_retry(s, options);
                         break;
                 case DP_HOTPLUG_KEEP:

@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "channel.h"
 #include "config-keys.h"
 #include "cpu-hotplug.h"
 #include "cpu-list.h"
@@ -78,8 +79,8 @@ void manager_collect(struct manager *m) {
         int ids[DP_CPU_MAX];
 
         for (size_t i = 0; i < m->n; i++) {
-                stats[i] = &m->stats[i];
-                ids[i] = m->samplers[i].cpu;
+                stats[i] = &m->channels[i].stats;
+                ids[i] = m->channels[i].cpu;
         }
         m->view.source = m->source;
         m->view.source_reason = m->selection.choice.reason;
@@ -105,7 +106,7 @@ static int detect(struct manager *m) {
         return load_cpu_list(&m->o.config, &m->cpus);
 }
 
-/* Per configured CPU: its sampler, its counters and what the reports keep. */
+/* Per configured CPU: its channel, its sampler and what the reports keep. */
 static int allocate_cpus(struct manager *m) {
         m->n = m->cpus.n;
         m->samplers = calloc(m->n, sizeof(*m->samplers));
@@ -115,12 +116,12 @@ static int allocate_cpus(struct manager *m) {
                 for (size_t e = 0; e < DP_EVENT_PLAN_MAX; e++)
                         m->samplers[i].fds[e] = -1;
         }
-        m->stats = aligned_alloc(DP_CACHELINE, m->n * sizeof(*m->stats));
+        m->channels = channels_new(m->n);
         m->view.cpus = calloc(m->n, sizeof(*m->view.cpus));
         m->prev = calloc(m->n, sizeof(*m->prev));
         m->loss = calloc(m->n, sizeof(*m->loss));
         m->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (!m->samplers || !m->stats || !m->view.cpus || !m->prev || !m->loss || m->stop_fd < 0)
+        if (!m->samplers || !m->channels || !m->view.cpus || !m->prev || !m->loss || m->stop_fd < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -146,12 +147,14 @@ static void init_sampler_options(struct manager *m) {
         };
 }
 
-/* Every CPU's sampler up to ENABLED; a CPU that fails is left in ERROR. */
+/* Every CPU's channel, and its sampler up to ENABLED; a CPU that fails is
+ * left in ERROR (one whose queue could not be allocated, at create). */
 static void open_cpus(struct manager *m) {
         for (size_t i = 0; i < m->n; i++) {
-                dp_cpu_stats_init(&m->stats[i]);
-                (void) sampler_setup(&m->samplers[i], m->cpus.cpu[i], &m->sampler_options, &m->stats[i], m->stop_fd,
-                                     &m->readers_stop);
+                struct channel *c = &m->channels[i];
+
+                (void) channel_open(c, m->cpus.cpu[i], m->source, m->sampler_options.queue_capacity);
+                (void) sampler_setup(&m->samplers[i], c, &m->sampler_options, m->stop_fd, &m->readers_stop);
         }
 }
 
@@ -168,13 +171,14 @@ static int start_threads(struct manager *m) {
                 return r;
 
         /* The tracker first, so that no queue fills before anyone drains it. */
-        r = tracker_thread_start(&m->o.config, m->samplers, m->n, m->hub, &m->tracker);
+        r = tracker_thread_start(&m->o.config, m->channels, m->n, m->hub, &m->tracker);
         if (r < 0) {
                 log_error("cannot start the region tracker: %s", strerror(-r));
                 return r;
         }
         for (size_t i = 0; i < m->n; i++)
-                if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ENABLED && sampler_start(&m->samplers[i]) == 0)
+                if (dp_cpu_get_status(&m->channels[i].stats).state == DP_CPU_ENABLED &&
+                    sampler_start(&m->samplers[i]) == 0)
                         running++;
         if (running == 0) {
                 log_error("no CPU could be sampled with %s; see the errors above", m->source->name);
@@ -292,7 +296,7 @@ static size_t count_running(struct manager *m) {
         size_t running = 0;
 
         for (size_t i = 0; i < m->n; i++)
-                running += dp_cpu_get_status(&m->stats[i]).state == DP_CPU_RUNNING;
+                running += dp_cpu_get_status(&m->channels[i].stats).state == DP_CPU_RUNNING;
         return running;
 }
 
@@ -549,8 +553,8 @@ int manager_reload(struct manager *m, char ***ret_errors) {
                 tracker_thread_request_refresh(m->tracker);
                 /* Offline CPUs come back by themselves when they are online again. */
                 for (size_t i = 0; i < m->n; i++)
-                        if (dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ERROR &&
-                            !dp_hotplug_is_offline(dp_cpu_get_status(&m->stats[i]))) {
+                        if (dp_cpu_get_status(&m->channels[i].stats).state == DP_CPU_ERROR &&
+                            !dp_hotplug_is_offline(dp_cpu_get_status(&m->channels[i].stats))) {
                                 retried++;
                                 (void) sampler_retry(&m->samplers[i], &m->sampler_options);
                         }
@@ -579,7 +583,7 @@ static void wait_for_samplers(struct manager *m) {
                 size_t pending = 0;
 
                 for (size_t i = 0; i < m->n; i++)
-                        pending += dp_cpu_get_status(&m->stats[i]).state == DP_CPU_ENABLED;
+                        pending += dp_cpu_get_status(&m->channels[i].stats).state == DP_CPU_ENABLED;
                 if (pending == 0)
                         return;
                 if (dp_now_ns(CLOCK_MONOTONIC) >= deadline) {
@@ -657,7 +661,8 @@ void manager_free(struct manager *m) {
         for (size_t i = 0; m->samplers && i < m->n; i++)
                 sampler_free(&m->samplers[i]);
         free(m->samplers);
-        free(m->stats);
+        /* Only now: the readers and the tracker are gone. */
+        channels_free(m->channels, m->n);
         free(m->view.cpus);
         free(m->prev);
         free(m->loss);

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <systemd/sd-event.h>
 
+#include "channel.h"
 #include "config-file.h"
 #include "config.h"
 #include "cpu-list.h"
@@ -59,8 +60,10 @@ struct manager {
         struct dp_cpu_list cpus;
 
         size_t n;
-        struct sampler *samplers;
-        struct dp_cpu_stats *stats;     /* cache-line aligned, one per sampler */
+        /* One per configured CPU: all that its reader and the tracker share
+         * (queue, wake fd, counters); the tracker sees only these. */
+        struct channel *channels;
+        struct sampler *samplers;       /* one per channel, in the same order */
         int stop_fd;
         atomic_bool readers_stop;
         struct tracker_thread *tracker;

@@ -4,7 +4,8 @@
  * and the queue's producer side stay in that CPU's cache, and a CPU that
  * fails or goes away affects nobody else.  It sleeps in epoll until the
  * kernel's wakeup watermark is reached, the poll interval passes, or the
- * daemon stops; each wakeup handles the whole ring in one batch.
+ * daemon stops; each wakeup handles the whole ring in one batch.  All it
+ * shares with the tracker is its CPU's channel (channel.h).
  */
 #include <errno.h>
 #include <sched.h>
@@ -13,9 +14,9 @@
 #include <sys/epoll.h>
 #include <time.h>
 
+#include "channel.h"
 #include "log.h"
 #include "sampler.h"
-#include "tracker-thread.h"
 #include "time-util.h"
 
 #define LOST_READ_INTERVAL_NS 1000000000ull
@@ -35,8 +36,8 @@ static bool read_event(struct sampler *s) {
 
 static void drain_and_publish(struct sampler *s, bool stopping) {
         dp_ring_reader_drain(&s->reader);
-        dp_counters_publish(s->stats, DP_OWNER_READER, &s->reader.counters);
-        tracker_thread_wake_if_full(s);
+        dp_counters_publish(&s->channel->stats, DP_OWNER_READER, &s->reader.counters);
+        channel_wake_if_full(s->channel);
         /* A truncated AUX stretch made the kernel disable the event; the drain
          * has made room, so sampling may go on. */
         if (s->reader.aux.rearm) {
@@ -45,8 +46,8 @@ static void drain_and_publish(struct sampler *s, bool stopping) {
                         int r = sampler_enable_ring(s);
 
                         if (r < 0)
-                                log_warning("cpu%d: cannot re-enable the event after AUX truncation: %s", s->cpu,
-                                            strerror(-r));
+                                log_warning("cpu%d: cannot re-enable the event after AUX truncation: %s",
+                                            s->channel->cpu, strerror(-r));
                 }
         }
 }
@@ -60,10 +61,10 @@ static void *reader_main(void *arg) {
         cpu_set_t set;
         int ep, r = 0;
 
-        snprintf(name, sizeof(name), "dp-reader/%d", s->cpu);
+        snprintf(name, sizeof(name), "dp-reader/%d", s->channel->cpu);
         (void) pthread_setname_np(pthread_self(), name);
         CPU_ZERO(&set);
-        CPU_SET(s->cpu, &set);
+        CPU_SET(s->channel->cpu, &set);
         /* Best effort: a reader on another CPU is slower, not wrong. */
         (void) sched_setaffinity(0, sizeof(set), &set);
 
@@ -101,7 +102,8 @@ static void *reader_main(void *arg) {
                 drain_and_publish(s, false);
                 if (dp_now_ns(CLOCK_MONOTONIC) >= next_lost_read) {
                         if (read_event(s)) {
-                                log_info("CPU%d: its perf event stopped counting time: the kernel detached it", s->cpu);
+                                log_info("CPU%d: its perf event stopped counting time: the kernel detached it",
+                                         s->channel->cpu);
                                 r = -ENODEV;
                                 failed_step = DP_STEP_OFFLINE;
                                 break;
@@ -133,7 +135,7 @@ static void *reader_main(void *arg) {
 int sampler_start(struct sampler *s) {
         int r;
 
-        if (dp_cpu_get_status(s->stats).state != DP_CPU_ENABLED)
+        if (dp_cpu_get_status(&s->channel->stats).state != DP_CPU_ENABLED)
                 return -EINVAL;
         atomic_store_explicit(&s->halt, false, memory_order_relaxed);
         r = -pthread_create(&s->thread, NULL, reader_main, s);

@@ -11,16 +11,16 @@
 #include "sampler.h"
 
 int sampler_transition(struct sampler *s, enum dp_cpu_state to, enum dp_cpu_step step, int error) {
-        int from = dp_cpu_transition(s->stats, to, step, error);
+        int from = dp_cpu_transition(&s->channel->stats, to, step, error);
 
         if (from < 0)
                 return from;
-        log_cpu_transition(s->cpu, from, to, step, error, s->reader.source ? s->reader.source->pmu : "?");
-        DP_PROBE4(state_change, s->cpu, dp_cpu_state_name(from), dp_cpu_state_name(to), -error);
+        log_cpu_transition(s->channel->cpu, from, to, step, error, s->reader.source ? s->reader.source->pmu : "?");
+        DP_PROBE4(state_change, s->channel->cpu, dp_cpu_state_name(from), dp_cpu_state_name(to), -error);
         event_hub_push(s->hub, &(struct hub_event) {
                 .kind = HUB_STATE_CHANGE,
                 .timestamp_usec = hub_now_usec(),
-                .cpu = s->cpu,
+                .cpu = s->channel->cpu,
                 .from = from,
                 .to = to,
                 .failed_step = step,
@@ -139,34 +139,34 @@ static int fail_open_injected(int cpu) {
 /* Every event of the plan, leaders before their members. */
 static int open_events(struct sampler *s, const struct sampler_options *options) {
         struct dp_event_plan *plan = &s->plan;
-        int r;
+        int cpu = s->channel->cpu, r;
 
-        r = dp_source_build_events(options->source, &options->source_options, s->cpu, plan);
+        r = dp_source_build_events(options->source, &options->source_options, cpu, plan);
         if (r < 0) {
-                log_error("cpu%d: %s", s->cpu, plan->note[0] ? plan->note : strerror(-r));
+                log_error("cpu%d: %s", cpu, plan->note[0] ? plan->note : strerror(-r));
                 return r;
         }
         if (plan->n == 0 || plan->n > DP_EVENT_PLAN_MAX || plan->ring >= plan->n || !plan->event[plan->ring].sampling) {
-                log_error("cpu%d: %s built a malformed event plan (%zu events, ring %zu)", s->cpu,
+                log_error("cpu%d: %s built a malformed event plan (%zu events, ring %zu)", cpu,
                           options->source->name, plan->n, plan->ring);
                 return -EINVAL;
         }
         if (plan->note[0])
-                log_info("cpu%d: %s on %s: %s", s->cpu, options->source->name, plan->pmu, plan->note);
+                log_info("cpu%d: %s on %s: %s", cpu, options->source->name, plan->pmu, plan->note);
 
         for (size_t i = 0; i < plan->n; i++) {
                 size_t leader = plan->event[i].leader;
 
                 if (leader > i) {
-                        log_error("cpu%d: event %zu (%s) is led by the later event %zu", s->cpu, i,
+                        log_error("cpu%d: event %zu (%s) is led by the later event %zu", cpu, i,
                                   plan->event[i].role ?: "?", leader);
                         return -EINVAL;
                 }
-                r = fail_open_injected(s->cpu);
+                r = fail_open_injected(cpu);
                 if (r == 0)
-                        r = dp_perf_event_open_cpu(&plan->event[i].attr, s->cpu, leader == i ? -1 : s->fds[leader]);
+                        r = dp_perf_event_open_cpu(&plan->event[i].attr, cpu, leader == i ? -1 : s->fds[leader]);
                 if (r < 0) {
-                        log_debug("cpu%d: cannot open %s: %s", s->cpu, plan->event[i].role ?: "?", strerror(-r));
+                        log_debug("cpu%d: cannot open %s: %s", cpu, plan->event[i].role ?: "?", strerror(-r));
                         return r;
                 }
                 s->fds[i] = r;
@@ -212,7 +212,7 @@ static int sampler_open(struct sampler *s, const struct sampler_options *options
         if (r < 0)
                 return fail(s, DP_STEP_CREATE, r);
         s->control.v[DP_C_CREATE]++;
-        dp_counters_publish(s->stats, DP_OWNER_CONTROL, &s->control);
+        dp_counters_publish(&s->channel->stats, DP_OWNER_CONTROL, &s->control);
         sampler_transition(s, DP_CPU_CREATED, DP_STEP_NONE, 0);
 
         /* The reader's layout must follow the attr the kernel accepted (read_format may have been trimmed);
@@ -220,8 +220,8 @@ static int sampler_open(struct sampler *s, const struct sampler_options *options
         {
                 struct dp_counter_values kept = s->reader.counters;
 
-                r = dp_ring_reader_init(&s->reader, &s->attr, options->source, s->queue, (uint16_t) s->cpu,
-                                        options->source_options.want_phys);
+                r = dp_ring_reader_init(&s->reader, &s->attr, options->source, s->channel->queue,
+                                        (uint16_t) s->channel->cpu, options->source_options.want_phys);
                 s->reader.counters = kept;
                 dp_ring_reader_set_context(&s->reader, options->source_context);
                 /* A new event counts its losses from 0. */
@@ -234,7 +234,7 @@ static int sampler_open(struct sampler *s, const struct sampler_options *options
         if (r < 0)
                 return fail(s, DP_STEP_BIND, r);
         s->control.v[DP_C_BIND]++;
-        dp_counters_publish(s->stats, DP_OWNER_CONTROL, &s->control);
+        dp_counters_publish(&s->channel->stats, DP_OWNER_CONTROL, &s->control);
         sampler_transition(s, DP_CPU_BOUND, DP_STEP_NONE, 0);
 
         /* Members follow their leader. */
@@ -247,31 +247,27 @@ static int sampler_open(struct sampler *s, const struct sampler_options *options
                         }
                 }
         s->control.v[DP_C_ENABLE]++;
-        dp_counters_publish(s->stats, DP_OWNER_CONTROL, &s->control);
+        dp_counters_publish(&s->channel->stats, DP_OWNER_CONTROL, &s->control);
         sampler_transition(s, DP_CPU_ENABLED, DP_STEP_NONE, 0);
         return 0;
 }
 
-int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *options, struct dp_cpu_stats *stats,
-                  int stop_fd, const atomic_bool *stop) {
-        int r;
-
+int sampler_setup(struct sampler *s, struct channel *channel, const struct sampler_options *options, int stop_fd,
+                  const atomic_bool *stop) {
         *s = (struct sampler) {
-                .cpu = cpu,
+                .channel = channel,
                 .fds = { [0 ... DP_EVENT_PLAN_MAX - 1] = -1 },
                 .fd = -1,
-                .stats = stats,
                 .stop_fd = stop_fd,
                 .stop = stop,
                 .poll_ms = options->poll_ms,
                 .hub = options->hub,
-                .tracker_wake_fd = -1,
         };
         s->reader.source = options->source;
 
-        r = dp_spsc_new(options->queue_capacity, &s->queue);
-        if (r < 0)
-                return fail(s, DP_STEP_CREATE, r);
+        /* channel_open() could not allocate it: with a validated capacity, only for want of memory. */
+        if (!channel->queue)
+                return fail(s, DP_STEP_CREATE, -ENOMEM);
         s->scratch = malloc(DP_PERF_RECORD_MAX);
         if (!s->scratch)
                 return fail(s, DP_STEP_CREATE, -ENOMEM);
@@ -281,7 +277,7 @@ int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *opti
 int sampler_retry(struct sampler *s, const struct sampler_options *options) {
         int r;
 
-        if (dp_cpu_get_status(s->stats).state != DP_CPU_ERROR || !s->queue || !s->scratch)
+        if (dp_cpu_get_status(&s->channel->stats).state != DP_CPU_ERROR || !s->channel->queue || !s->scratch)
                 return 0;
         /* The reader has exited (or never ran); the tracker keeps draining the queue meanwhile. */
         if (s->thread_started) {
@@ -297,7 +293,7 @@ int sampler_retry(struct sampler *s, const struct sampler_options *options) {
 }
 
 void sampler_offline(struct sampler *s) {
-        struct dp_cpu_status status = dp_cpu_get_status(s->stats);
+        struct dp_cpu_status status = dp_cpu_get_status(&s->channel->stats);
 
         if (dp_hotplug_is_offline(status))
                 return;
@@ -316,7 +312,7 @@ void sampler_offline(struct sampler *s) {
 }
 
 void sampler_reap(struct sampler *s) {
-        if (!s->thread_started || dp_cpu_get_status(s->stats).state != DP_CPU_ERROR)
+        if (!s->thread_started || dp_cpu_get_status(&s->channel->stats).state != DP_CPU_ERROR)
                 return;
         if (pthread_tryjoin_np(s->thread, NULL) != 0)
                 return;         /* still on its way out */
@@ -329,15 +325,13 @@ void sampler_stop(struct sampler *s) {
                 pthread_join(s->thread, NULL);
                 s->thread_started = false;
         }
-        if (s->fd >= 0 && dp_cpu_get_status(s->stats).state != DP_CPU_ERROR)
+        if (s->fd >= 0 && dp_cpu_get_status(&s->channel->stats).state != DP_CPU_ERROR)
                 sampler_transition(s, DP_CPU_UNINIT, DP_STEP_NONE, 0);
         close_events(s);
 }
 
 void sampler_free(struct sampler *s) {
         sampler_stop(s);
-        dp_spsc_free(s->queue);
-        s->queue = NULL;
         free(s->scratch);
         s->scratch = NULL;
 }

@@ -3,24 +3,25 @@
 
 /*
  * One CPU's sampler: the perf events its source's plan asks for (one ring,
- * maybe an AUX area), its SPSC queue and reader thread, walked through
- * UNINIT → CREATED → BOUND → ENABLED → RUNNING.  A
- * failure at any step leaves this CPU in ERROR and the others untouched.
+ * maybe an AUX area) and the reader thread that drains them into the CPU's
+ * channel (channel.h), walked through UNINIT → CREATED → BOUND → ENABLED →
+ * RUNNING.  A failure at any step leaves this CPU in ERROR and the others
+ * untouched.
  */
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "aux-ring.h"
+#include "channel.h"
 #include "counters.h"
 #include "cpu-hotplug.h"
-#include "aux-ring.h"
+#include "event-hub.h"
 #include "perf-event.h"
 #include "pmu.h"
 #include "ring-reader.h"
 #include "source.h"
-#include "spsc.h"
-#include "event-hub.h"
 
 struct sampler_options {
         const struct dp_source *source;
@@ -33,7 +34,8 @@ struct sampler_options {
 };
 
 struct sampler {
-        int cpu;
+        /* Its CPU, queue and counters: all the reader shares with other threads. */
+        struct channel *channel;
         /* The source's event plan for this CPU and one fd per planned event
          * (-1 when not open); fd and attr are those of the ring event. */
         struct dp_event_plan plan;
@@ -42,10 +44,8 @@ struct sampler {
         struct perf_event_attr attr;
         struct dp_perf_mapping map;
         struct dp_aux_mapping aux;      /* AUX sources only */
-        struct dp_spsc *queue;
         uint8_t *scratch;
         struct dp_ring_reader reader;
-        struct dp_cpu_stats *stats;
         struct dp_counter_values control; /* create/bind/enable, owned by the control thread */
 
         pthread_t thread;
@@ -57,15 +57,14 @@ struct sampler {
         uint64_t kernel_lost_base;      /* kernel_lost of the events closed before, so it stays cumulative */
         unsigned poll_ms;
         struct event_hub *hub;
-        /* The tracker's eventfd, written when this queue passes half full
-         * (tracker_thread_wake_if_full()); -1 without a tracker. */
-        atomic_int tracker_wake_fd;
 };
 
-/* Sets the sampler up to ENABLED; on failure the CPU is in ERROR and the
- * negative errno is returned.  @stats must outlive the sampler. */
-int sampler_setup(struct sampler *s, int cpu, const struct sampler_options *options, struct dp_cpu_stats *stats,
-                  int stop_fd, const atomic_bool *stop);
+/* Sets the sampler of @channel's CPU up to ENABLED; on failure the CPU is in
+ * ERROR and the negative errno is returned.  @channel (opened, see
+ * channel_open(); one without a queue fails at create) must outlive the
+ * sampler. */
+int sampler_setup(struct sampler *s, struct channel *channel, const struct sampler_options *options, int stop_fd,
+                  const atomic_bool *stop);
 
 /* A CPU in ERROR (offline ones included, once back): close what is left, and
  * walk it up to RUNNING again, keeping its queue and counters.  0 when there
@@ -79,9 +78,9 @@ int sampler_start(struct sampler *s);
  * The CPU went offline: its events are dead (see cpu-hotplug.h).  A running
  * reader is asked to stop, and puts the CPU in ERROR at "offline" (-ENODEV)
  * once it has drained its ring a last time; without one the events close and
- * the CPU goes there now.  Never blocks: the event loop calls it.  The queue
- * and every counter stay, for the tracker and for sampler_retry(), which
- * opens the CPU again when it is back.
+ * the CPU goes there now.  Never blocks: the event loop calls it.  The
+ * channel stays, for the tracker and for sampler_retry(), which opens the CPU
+ * again when it is back.
  */
 void sampler_offline(struct sampler *s);
 
@@ -90,11 +89,11 @@ void sampler_offline(struct sampler *s);
 void sampler_reap(struct sampler *s);
 
 /* Joins the reader (which drains its ring a last time once @stop is set) and
- * closes the event; the CPU ends in UNINIT unless it is in ERROR.  The queue
- * stays for the tracker's last drain. */
+ * closes the event; the CPU ends in UNINIT unless it is in ERROR.  The
+ * channel's queue keeps its samples for the tracker's last drain. */
 void sampler_stop(struct sampler *s);
 
-/* Frees the queue and buffers once the tracker is done with them. */
+/* Stops the sampler and frees its buffers; the channel is the manager's. */
 void sampler_free(struct sampler *s);
 
 /* Re-enables the ring event's group leader, e.g. after the kernel stopped it

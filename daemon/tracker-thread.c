@@ -21,7 +21,7 @@
  * due (plus the lag its samples may have), the next maps refresh, or the
  * fullest queue fills to a quarter at the rate it last filled (no sooner than
  * SLEEP_MIN_NS).  A reader whose queue passes half full wakes the tracker at
- * once (tracker_thread_wake_if_full()), as do reloads and stop, so a burst
+ * once (channel_wake_if_full()), as do reloads and stop, so a burst
  * cannot overflow a queue however long the sleep.  On a virtual machine a
  * sleep and wakeup costs 20-30 us of CPU, as much as draining a few thousand
  * samples: at moderate rates this is one pass per aggregation interval
@@ -51,9 +51,9 @@ struct tracker_thread {
         struct dp_config config;                /* the thread's own copy: reloads change its targets */
         uint32_t capacity;                      /* targets the dp_tracker has room for */
         bool phys;                              /* the dp_tracker's mode, fixed */
-        struct sampler *samplers;
+        struct channel *channels;
         size_t n;
-        struct dp_counter_values *counters;     /* tracker-owned, one per sampler */
+        struct dp_counter_values *counters;     /* tracker-owned, one per channel */
         struct dp_tracker *tracker;
         pid_t self;
 
@@ -271,7 +271,8 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
 
         *fullest = 0;
         for (size_t i = 0; i < t->n; i++) {
-                struct dp_spsc *q = t->samplers[i].queue;
+                struct channel *ch = &t->channels[i];
+                struct dp_spsc *q = ch->queue;
                 struct dp_counter_values *c = &t->counters[i];
                 const struct dp_sample *first;
                 size_t n, peeked, got = 0;
@@ -295,8 +296,8 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
                 if (got) {
                         c->v[DP_C_DEQUEUE] += got;
                         c->v[DP_C_DRAIN]++;
-                        DP_PROBE2(drain, t->samplers[i].cpu, got);
-                        dp_counters_publish(t->samplers[i].stats, DP_OWNER_TRACKER, c);
+                        DP_PROBE2(drain, ch->cpu, got);
+                        dp_counters_publish(&ch->stats, DP_OWNER_TRACKER, c);
                         total += got;
                 }
         }
@@ -315,8 +316,8 @@ static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_
 
         /* Every queue has the one capacity; a CPU that failed has none. */
         for (size_t i = 0; i < t->n && !quarter; i++)
-                if (t->samplers[i].queue)
-                        quarter = dp_spsc_capacity(t->samplers[i].queue) / 4;
+                if (t->channels[i].queue)
+                        quarter = dp_spsc_capacity(t->channels[i].queue) / 4;
         if (fullest > 0)
                 ns = DP_MAX((uint64_t) ((double) quarter * (double) elapsed / (double) fullest), SLEEP_MIN_NS);
         if (due > 0)
@@ -341,13 +342,6 @@ static void sleep_or_wake(struct tracker_thread *t, uint64_t ns) {
 static void wake(struct tracker_thread *t) {
         if (t->wake_fd >= 0)
                 (void) eventfd_write(t->wake_fd, 1);
-}
-
-void tracker_thread_wake_if_full(const struct sampler *s) {
-        int fd = atomic_load_explicit(&s->tracker_wake_fd, memory_order_relaxed);
-
-        if (fd >= 0 && s->queue && dp_spsc_depth_producer(s->queue) > dp_spsc_capacity(s->queue) / 2)
-                (void) eventfd_write(fd, 1);
 }
 
 static void *tracker_main(void *arg) {
@@ -393,7 +387,7 @@ static void *tracker_main(void *arg) {
         return NULL;
 }
 
-int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
+int tracker_thread_start(const struct dp_config *config, struct channel *channels, size_t n,
                          struct event_hub *hub, struct tracker_thread **ret) {
         struct dp_tracker_config tc;
         struct tracker_thread *t;
@@ -403,7 +397,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         if (!t)
                 return -ENOMEM;
         t->config = *config;
-        t->samplers = samplers;
+        t->channels = channels;
         t->n = n;
         t->hub = hub;
         t->self = getpid();
@@ -431,8 +425,8 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         tc.seed = dp_now_ns(CLOCK_MONOTONIC);
         /* The sample probe's label: every CPU samples with the one source. */
         for (size_t i = 0; i < n && !tc.source; i++)
-                if (samplers[i].reader.source)
-                        tc.source = samplers[i].reader.source->name;
+                if (channels[i].source)
+                        tc.source = channels[i].source->name;
         r = dp_tracker_new(&tc, &t->tracker);
         if (r < 0)
                 goto fail;
@@ -443,7 +437,7 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
         }
         /* Before any reader runs (the manager starts them after the tracker). */
         for (size_t i = 0; i < n; i++)
-                atomic_store_explicit(&samplers[i].tracker_wake_fd, t->wake_fd, memory_order_relaxed);
+                channel_set_wake_fd(&channels[i], t->wake_fd);
 
         /* Initial targets before any sample arrives. */
         refresh_targets(t, true);
@@ -512,7 +506,7 @@ void tracker_thread_free(struct tracker_thread *t) {
         tracker_thread_stop(t);
         if (t->wake_fd >= 0) {
                 for (size_t i = 0; i < t->n; i++)
-                        atomic_store_explicit(&t->samplers[i].tracker_wake_fd, -1, memory_order_relaxed);
+                        channel_set_wake_fd(&t->channels[i], -1);
                 close(t->wake_fd);
         }
         dp_tracker_free(t->tracker);

@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The region-tracking thread: the single consumer of every CPU's queue.  It
- * drains the queues into the tracker, runs the DAMON-like intervals, keeps
+ * The region-tracking thread: the single consumer of every CPU's channel
+ * (channel.h).  It drains the queues into the tracker, runs the DAMON-like intervals, keeps
  * the targets' address ranges current from /proc, and publishes a snapshot of
  * the regions after every aggregation for the other threads to read.
  */
@@ -13,14 +13,17 @@
 
 #include <jansson.h>
 
+#include "channel.h"
 #include "config.h"
+#include "event-hub.h"
 #include "tracker.h"
-#include "sampler.h"
 
 struct tracker_thread;
 
-/* Sampled records for Monitor() go to @hub (may be NULL) when it asks for them. */
-int tracker_thread_start(const struct dp_config *config, struct sampler *samplers, size_t n,
+/* Consumes @channels (@n of them, which must outlive the thread) and becomes
+ * their wake fd's reader.  Sampled records for Monitor() go to @hub (may be
+ * NULL) when it asks for them. */
+int tracker_thread_start(const struct dp_config *config, struct channel *channels, size_t n,
                          struct event_hub *hub, struct tracker_thread **ret);
 
 /* Hands the target settings of @c (Targets=, MaxTargets=) to the thread,
@@ -29,11 +32,6 @@ int tracker_thread_start(const struct dp_config *config, struct sampler *sampler
  * fixed), -ENOSPC when MaxTargets= exceeds tracker_thread_target_capacity(). */
 int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config *c);
 uint32_t tracker_thread_target_capacity(struct tracker_thread *t);
-
-/* Called by a reader after each batch: wakes the thread when @s's queue is
- * past half full, sooner than its sleep would end (one test, no syscall,
- * otherwise). */
-void tracker_thread_wake_if_full(const struct sampler *s);
 
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The daemon's tracker thread (daemon/tracker-thread.c) against queues this
- * test fills by hand: between aggregations it sleeps rather than polls, a
- * queue past half full wakes it at once, and stop does not wait for its
- * sleep to end.  The intervals are set long (a second), so that "at once"
- * and "asleep" are hundreds of milliseconds apart even on a busy machine.
+ * The daemon's tracker thread (daemon/tracker-thread.c) against channels
+ * (daemon/channel.c) this test builds and fills by hand, without samplers:
+ * between aggregations it sleeps rather than polls, a queue past half full
+ * wakes it at once, and stop does not wait for its sleep to end.  The
+ * intervals are set long (a second), so that "at once" and "asleep" are
+ * hundreds of milliseconds apart even on a busy machine.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -12,17 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "config.h"
 #include "tracker-thread.h"
 
 #include "check-main.h"
 
 #define QUEUE 1024
+#define CHANNELS 2
 
 struct rig {
         struct dp_config config;
-        struct sampler samplers[2];
-        struct dp_cpu_stats *stats;
+        struct channel *channels;
         struct tracker_thread *tt;
         uint8_t area[64 * 4096];
 };
@@ -43,8 +45,8 @@ static struct rig *rig_start_polling(unsigned poll_ms) {
         struct rig *r = calloc(1, sizeof(*r));
 
         ck_assert_ptr_nonnull(r);
-        r->stats = aligned_alloc(DP_CACHELINE, DP_ARRAY_SIZE(r->samplers) * sizeof(*r->stats));
-        ck_assert_ptr_nonnull(r->stats);
+        r->channels = channels_new(CHANNELS);
+        ck_assert_ptr_nonnull(r->channels);
         memset(r->area, 1, sizeof(r->area));    /* mapped, so that this process has ranges */
         dp_config_init(&r->config);
         r->config.target_mode = DP_TARGETS_PIDS;
@@ -54,16 +56,13 @@ static struct rig *rig_start_polling(unsigned poll_ms) {
         r->config.aggr_interval_us = 1000000;
         r->config.sample_interval_us = 50000;
         r->config.maps_refresh_us = 2000000;
-        for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++) {
-                dp_cpu_stats_init(&r->stats[i]);
-                r->samplers[i].cpu = (int) i;
-                r->samplers[i].stats = &r->stats[i];
-                atomic_init(&r->samplers[i].tracker_wake_fd, -1);
-                ck_assert_int_eq(dp_spsc_new(QUEUE, &r->samplers[i].queue), 0);
+        for (size_t i = 0; i < CHANNELS; i++) {
+                ck_assert_int_eq(atomic_load(&r->channels[i].wake_fd), -1);
+                ck_assert_int_eq(channel_open(&r->channels[i], (int) i, NULL, QUEUE), 0);
         }
-        ck_assert_int_eq(tracker_thread_start(&r->config, r->samplers, DP_ARRAY_SIZE(r->samplers), NULL, &r->tt), 0);
-        for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++)
-                ck_assert_int_ge(atomic_load(&r->samplers[i].tracker_wake_fd), 0);
+        ck_assert_int_eq(tracker_thread_start(&r->config, r->channels, CHANNELS, NULL, &r->tt), 0);
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert_int_ge(atomic_load(&r->channels[i].wake_fd), 0);
         return r;
 }
 
@@ -73,19 +72,17 @@ static struct rig *rig_start(void) {
 
 static void rig_free(struct rig *r) {
         tracker_thread_free(r->tt);
-        for (size_t i = 0; i < DP_ARRAY_SIZE(r->samplers); i++) {
-                /* Freed with the thread: no reader may write to it any more. */
-                ck_assert_int_eq(atomic_load(&r->samplers[i].tracker_wake_fd), -1);
-                dp_spsc_free(r->samplers[i].queue);
-        }
-        free(r->stats);
+        /* Freed with the thread: no reader may write to it any more. */
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert_int_eq(atomic_load(&r->channels[i].wake_fd), -1);
+        channels_free(r->channels, CHANNELS);
         free(r);
 }
 
-/* Queues @n samples in the area on sampler @i's queue, as its reader would,
+/* Queues @n samples in the area on channel @i's queue, as its reader would,
  * timed @ahead seconds from now. */
 static void produce_at(struct rig *r, size_t i, size_t n, double ahead) {
-        struct dp_spsc *q = r->samplers[i].queue;
+        struct dp_spsc *q = r->channels[i].queue;
 
         for (size_t k = 0; k < n; k++) {
                 struct dp_sample s = {
@@ -106,10 +103,10 @@ static void produce(struct rig *r, size_t i, size_t n) {
 }
 
 static size_t depth(struct rig *r, size_t i) {
-        return dp_spsc_depth_producer(r->samplers[i].queue);
+        return dp_spsc_depth_producer(r->channels[i].queue);
 }
 
-/* How long until sampler @i's queue is empty, at most @limit seconds. */
+/* How long until channel @i's queue is empty, at most @limit seconds. */
 static double drained_within(struct rig *r, size_t i, double limit) {
         double t0 = now_s();
 
@@ -123,7 +120,7 @@ START_TEST(test_sleeps_until_due) {
 
         sleep_s(0.1);                           /* past its first pass, asleep */
         produce(r, 0, QUEUE / 4);               /* below half: nobody wakes it */
-        tracker_thread_wake_if_full(&r->samplers[0]);
+        channel_wake_if_full(&r->channels[0]);
         sleep_s(0.3);
         ck_assert_uint_eq(depth(r, 0), QUEUE / 4);
         /* It comes by itself, once the aggregation is due (1 s, plus the lag). */
@@ -138,7 +135,7 @@ START_TEST(test_half_full_wakes_it) {
 
         sleep_s(0.1);
         produce(r, 1, QUEUE / 2 + 1);
-        tracker_thread_wake_if_full(&r->samplers[1]);
+        channel_wake_if_full(&r->channels[1]);
         took = drained_within(r, 1, 5);
         ck_assert_uint_eq(depth(r, 1), 0);
         /* Its own sleep would end a second or more later. */
@@ -193,7 +190,7 @@ static double wait_aggregations(struct rig *r, uint64_t n) {
  * interval: one update. */
 START_TEST(test_samples_ahead_wait_for_their_aggregation) {
         struct rig *r = rig_start_polling(2500);
-        struct dp_spsc *q = r->samplers[0].queue;
+        struct dp_spsc *q = r->channels[0].queue;
         struct dp_counter_values v;
         double t;
 
@@ -211,7 +208,7 @@ START_TEST(test_samples_ahead_wait_for_their_aggregation) {
         dp_spsc_publish(q);
         (void) wait_aggregations(r, 2);
         ck_assert_double_lt(drained_within(r, 0, 5), 5);
-        dp_counters_snapshot(&r->stats[0], &v);
+        dp_counters_snapshot(&r->channels[0].stats, &v);
         ck_assert_uint_eq(v.v[DP_C_MATCH], 14);
         ck_assert_msg(v.v[DP_C_UPDATE] >= 8 && v.v[DP_C_UPDATE] <= 9, "%llu updates",
                       (unsigned long long) v.v[DP_C_UPDATE]);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * One CPU's channel: everything its reader thread and the tracker thread
+ * share, and nothing else.  The reader produces into the SPSC queue and
+ * writes the wake fd when the queue passes half full; the tracker consumes
+ * and sleeps on the other end of that fd; each publishes its counters into
+ * the CPU's stats once per batch, where the main loop reads them.  Neither
+ * thread sees the other's struct.
+ *
+ * The manager owns the channels, one per configured CPU, for the daemon's
+ * whole life: a CPU that fails or goes offline keeps its queue and counters.
+ * Tests and benchmarks build channels directly, without samplers.
+ */
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "counters.h"
+#include "source.h"
+#include "spsc.h"
+
+struct channel {
+        int cpu;
+        /* The source the CPU samples with (the tracker's probe label); may be NULL. */
+        const struct dp_source *source;
+        /* Produced by the CPU's reader, consumed by the tracker; NULL when it
+         * could not be allocated. */
+        struct dp_spsc *queue;
+        /* The consumer's eventfd, written by the producer when the queue passes
+         * half full (channel_wake_if_full()); -1 without a consumer. */
+        atomic_int wake_fd;
+        /* Each owner's counters (dp_counters_publish()) and the CPU's state.
+         * Cache-line aligned, which makes struct channel so too. */
+        struct dp_cpu_stats stats;
+};
+
+/* @n channels without queues (cpu -1, no consumer, counters zero), cache-line
+ * aligned; NULL when out of memory.  Free with channels_free(). */
+struct channel *channels_new(size_t n);
+
+/* Gives @c its CPU, source and a queue of @queue_capacity samples. */
+int channel_open(struct channel *c, int cpu, const struct dp_source *source, size_t queue_capacity);
+
+/* Frees every queue and the array; NULL is fine.  Only once neither side
+ * runs any more. */
+void channels_free(struct channel *channels, size_t n);
+
+/* Consumer side: the eventfd to write when the queue passes half full; -1
+ * for none, before the consumer closes it.  Set before any producer runs. */
+void channel_set_wake_fd(struct channel *c, int fd);
+
+/* Producer side, after each batch: wakes the consumer when the queue is past
+ * half full, sooner than its sleep would end (one test, no syscall,
+ * otherwise). */
+void channel_wake_if_full(const struct channel *c);
