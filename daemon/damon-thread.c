@@ -17,6 +17,7 @@
 #include "probes.h"
 #include "damon-thread.h"
 #include "log.h"
+#include "test-seam.h"
 
 /* The "step" of a kdamond that stopped without us (log.c words it). */
 #define DAMON_STEP_STOPPED "kdamond-stopped"
@@ -33,16 +34,6 @@
 #define BUSY_PASSES_MAX 10
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
-
-/*
- * Test-only fault injection, in the manner of DAMON_PERFD_TEST_FAIL_OPEN:
- * DAMON_PERFD_TEST_DAMON_BUSY=N[,M] makes the next N reads of our kdamond's
- * state file, from the first pass that finds it running, fail with EBUSY, as
- * the kernel's do while another writer holds DAMON's lock, and the first M
- * of the restore on stop (tests/test-damon-daemon.c).  Logged loudly, so
- * that nobody takes it for a real failure.
- */
-#define DAMON_BUSY_ENV "DAMON_PERFD_TEST_DAMON_BUSY"
 
 /* The layout last committed for one DAMON target. */
 struct committed_target {
@@ -74,7 +65,7 @@ struct damon_thread {
         bool busy;                      /* this pass met DAMON's lock held: retry soon */
         unsigned busy_passes;           /* passes in a row that did, none clean between */
         struct {
-                unsigned passes, stop;  /* DAMON_BUSY_ENV reads left */
+                unsigned passes, stop;  /* DAMON_PERFD_TEST_DAMON_BUSY reads left (test-seam.h) */
         } inject_busy;
         bool stopping;                  /* restoring on stop */
         bool was_running;
@@ -135,25 +126,15 @@ static int inject_busy(const char *path, bool write, void *userdata) {
         return -EBUSY;
 }
 
+/* The test seam read (and logged) the injection at start-up. */
 static void inject_busy_load(struct damon_thread *d) {
-        const char *value = secure_getenv(DAMON_BUSY_ENV);
-        unsigned long passes, stop = 0;
-        char *end;
+        const struct test_seam *seam = test_seam_get();
 
-        if (!value || !*value)
+        if (seam->damon_busy_passes + seam->damon_busy_stop == 0)
                 return;
-        passes = strtoul(value, &end, 10);
-        if (*end == ',')
-                stop = strtoul(end + 1, &end, 10);
-        if (*end || passes > 1000 || stop > 1000 || passes + stop == 0) {
-                log_error("TEST INJECTION %s=%s ignored: expected N[,M], counts up to 1000", DAMON_BUSY_ENV, value);
-                return;
-        }
-        d->inject_busy.passes = (unsigned) passes;
-        d->inject_busy.stop = (unsigned) stop;
+        d->inject_busy.passes = seam->damon_busy_passes;
+        d->inject_busy.stop = seam->damon_busy_stop;
         dp_damon_fs_set_fault(d->fs, inject_busy, d);
-        log_warning("TEST INJECTION (%s): the next %lu reads of our kdamond's state once it runs, and the first %lu "
-                    "on stop, fail with %s", DAMON_BUSY_ENV, passes, stop, strerror(EBUSY));
 }
 
 static void committed_clear(struct damon_thread *d) {

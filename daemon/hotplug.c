@@ -11,7 +11,6 @@
 #include "log.h"
 
 #define ONLINE_PATH "/sys/devices/system/cpu/online"
-#define ONLINE_ENV "DAMON_PERFD_TEST_CPU_ONLINE"
 
 struct hotplug {
         const char *path;
@@ -20,19 +19,13 @@ struct hotplug {
         bool online[DP_CPU_MAX];
 };
 
-int hotplug_new(struct hotplug **ret) {
-        const char *injected = secure_getenv(ONLINE_ENV);
+int hotplug_new(const char *online_path, struct hotplug **ret) {
         struct hotplug *h;
 
         h = calloc(1, sizeof(*h));
         if (!h)
                 return -ENOMEM;
-        h->path = ONLINE_PATH;
-        if (injected && *injected) {
-                h->path = injected;
-                log_warning("TEST INJECTION (%s): the online CPUs are read from %s, not %s", ONLINE_ENV, injected,
-                            ONLINE_PATH);
-        }
+        h->path = online_path ?: ONLINE_PATH;
         *ret = h;
         return 0;
 }

@@ -16,9 +16,9 @@
  * no uevent reaches the daemon's network namespace.  The read is a few bytes
  * of sysfs a second, and works wherever the daemon does.
  *
- * Test-only: DAMON_PERFD_TEST_CPU_ONLINE=PATH reads the list from PATH
- * instead (logged loudly), so that tests on a real machine can take a CPU
- * "offline" without touching the machine's CPUs.
+ * Tests read the list from a file of their own instead
+ * (DAMON_PERFD_TEST_CPU_ONLINE, test-seam.h), so that on a real machine they
+ * can take a CPU "offline" without touching the machine's CPUs.
  */
 
 #include <stddef.h>
@@ -27,7 +27,8 @@
 
 struct hotplug;
 
-int hotplug_new(struct hotplug **ret);
+/* @online_path: where to read the online CPUs; NULL for the kernel's list. */
+int hotplug_new(const char *online_path, struct hotplug **ret);
 void hotplug_free(struct hotplug *h);
 
 /* One look at the online CPUs, acting on @samplers (the configured CPUs). */

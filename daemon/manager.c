@@ -24,6 +24,7 @@
 #include "privileges.h"
 #include "report.h"
 #include "sampler.h"
+#include "test-seam.h"
 #include "tracker-thread.h"
 #include "time-util.h"
 
@@ -95,7 +96,7 @@ static int detect(struct manager *m) {
 
         r = event_hub_new(&m->hub);
         if (r >= 0)
-                r = hotplug_new(&m->hotplug);
+                r = hotplug_new(m->test->cpu_online, &m->hotplug);
         if (r < 0)
                 return r;
         r = pmu_selection_run(m->o.config.source, NULL, &m->selection);
@@ -144,6 +145,7 @@ static void init_sampler_options(struct manager *m) {
                 .poll_ms = m->o.config.poll_ms,
                 .hub = m->hub,
                 .source_context = &m->source_context,
+                .test = m->test,
         };
 }
 
@@ -203,6 +205,7 @@ int manager_new(const struct manager_options *options, struct manager **ret) {
         m->stop_fd = -1;
         m->start_ns = dp_now_ns(CLOCK_MONOTONIC);
         log_started(DP_VERSION);
+        m->test = test_seam_get();
 
         r = detect(m);
         if (r >= 0)

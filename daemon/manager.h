@@ -16,6 +16,7 @@
 #include "hotplug.h"
 #include "pmu-select.h"
 #include "sampler.h"
+#include "test-seam.h"
 #include "tracker-thread.h"
 
 enum dump_format {
@@ -58,6 +59,7 @@ struct manager {
         const struct dp_source *source;
         struct dp_source_context source_context; /* this machine for the decoders (IBS errata) */
         struct dp_cpu_list cpus;
+        const struct test_seam *test;   /* test injections, read once at start-up */
 
         size_t n;
         /* One per configured CPU: all that its reader and the tracker share

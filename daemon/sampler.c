@@ -64,78 +64,6 @@ void sampler_disable(struct sampler *s) {
                         (void) dp_perf_event_disable(s->fds[i]);
 }
 
-/*
- * Test-only fault injection, in the manner of systemd's $SYSTEMD_* test
- * variables: DAMON_PERFD_TEST_FAIL_OPEN=CPU:ERRNO[,CPU:ERRNO...] (ERRNO a
- * name such as EACCES, or a number) makes perf_event_open on CPU fail with
- * that errno, as if the kernel had refused it, so that tests can drive a
- * CPU into ERROR at will (tests/test-faults.c).  Read once, when the first
- * sampler opens, and logged loudly so that nobody takes it for a real failure.
- */
-#define FAIL_OPEN_ENV "DAMON_PERFD_TEST_FAIL_OPEN"
-#define FAIL_OPEN_MAX 16
-
-static struct {
-        int cpu, error;
-} fail_open[FAIL_OPEN_MAX];
-static size_t n_fail_open;
-static pthread_once_t fail_open_once = PTHREAD_ONCE_INIT;
-
-static int errno_from_name(const char *name) {
-        static const struct {
-                const char *name;
-                int error;
-        } names[] = {
-                { "EACCES", EACCES }, { "EPERM", EPERM }, { "ENOENT", ENOENT }, { "EBUSY", EBUSY },
-                { "ENOSPC", ENOSPC }, { "EINVAL", EINVAL }, { "ENODEV", ENODEV }, { "EOPNOTSUPP", EOPNOTSUPP },
-                { "EMFILE", EMFILE }, { "ENOMEM", ENOMEM }, { "E2BIG", E2BIG }, { "EOVERFLOW", EOVERFLOW },
-        };
-        char *end;
-        long v;
-
-        for (size_t i = 0; i < DP_ARRAY_SIZE(names); i++)
-                if (strcmp(name, names[i].name) == 0)
-                        return names[i].error;
-        v = strtol(name, &end, 10);
-        return *name && !*end && v > 0 && v < 4096 ? (int) v : -1;
-}
-
-static void fail_open_load(void) {
-        const char *value = secure_getenv(FAIL_OPEN_ENV);
-        _cleanup_free_ char *copy = NULL;
-        char *save = NULL;
-
-        if (!value || !*value)
-                return;
-        copy = strdup(value);
-        for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item; item = strtok_r(NULL, ",", &save)) {
-                char *colon = strchr(item, ':'), *end;
-                long cpu = colon ? strtol(item, &end, 10) : -1;
-                int error = colon ? errno_from_name(colon + 1) : -1;
-
-                if (!colon || end != colon || cpu < 0 || cpu >= DP_CPU_MAX || error < 0 || n_fail_open >= FAIL_OPEN_MAX) {
-                        log_error("TEST INJECTION %s=%s ignored: expected CPU:ERRNO[,CPU:ERRNO...], e.g. 1:EACCES",
-                                  FAIL_OPEN_ENV, value);
-                        n_fail_open = 0;
-                        return;
-                }
-                fail_open[n_fail_open].cpu = (int) cpu;
-                fail_open[n_fail_open++].error = error;
-        }
-        for (size_t i = 0; i < n_fail_open; i++)
-                log_warning("TEST INJECTION (%s): perf_event_open on CPU %d fails with %s", FAIL_OPEN_ENV,
-                            fail_open[i].cpu, strerror(fail_open[i].error));
-}
-
-/* The injected failure of perf_event_open on @cpu, or 0. */
-static int fail_open_injected(int cpu) {
-        (void) pthread_once(&fail_open_once, fail_open_load);
-        for (size_t i = 0; i < n_fail_open; i++)
-                if (fail_open[i].cpu == cpu)
-                        return -fail_open[i].error;
-        return 0;
-}
-
 /* Every event of the plan, leaders before their members. */
 static int open_events(struct sampler *s, const struct sampler_options *options) {
         struct dp_event_plan *plan = &s->plan;
@@ -162,7 +90,7 @@ static int open_events(struct sampler *s, const struct sampler_options *options)
                                   plan->event[i].role ?: "?", leader);
                         return -EINVAL;
                 }
-                r = fail_open_injected(cpu);
+                r = s->test ? test_seam_fail_open(s->test, cpu) : 0;
                 if (r == 0)
                         r = dp_perf_event_open_cpu(&plan->event[i].attr, cpu, leader == i ? -1 : s->fds[leader]);
                 if (r < 0) {
@@ -262,6 +190,7 @@ int sampler_setup(struct sampler *s, struct channel *channel, const struct sampl
                 .stop = stop,
                 .poll_ms = options->poll_ms,
                 .hub = options->hub,
+                .test = options->test,
         };
         s->reader.source = options->source;
 

@@ -22,6 +22,7 @@
 #include "pmu.h"
 #include "ring-reader.h"
 #include "source.h"
+#include "test-seam.h"
 
 struct sampler_options {
         const struct dp_source *source;
@@ -31,6 +32,7 @@ struct sampler_options {
         unsigned poll_ms;               /* reader wakes at least this often */
         struct event_hub *hub;          /* state changes go here too; may be NULL */
         const struct dp_source_context *source_context; /* the decoders' (IBS errata); may be NULL */
+        const struct test_seam *test;   /* injected failures; may be NULL */
 };
 
 struct sampler {
@@ -57,6 +59,7 @@ struct sampler {
         uint64_t kernel_lost_base;      /* kernel_lost of the events closed before, so it stays cumulative */
         unsigned poll_ms;
         struct event_hub *hub;
+        const struct test_seam *test;
 };
 
 /* Sets the sampler of @channel's CPU up to ENABLED; on failure the CPU is in
