@@ -32,6 +32,7 @@
 #include "channel.h"
 #include "config.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "ring-reader.h"
 #include "tracker-thread.h"
 
@@ -205,7 +206,15 @@ static void usage(FILE *f) {
                 "  --json FILE     also write the results as JSON\n");
 }
 
-int main(int argc, char *argv[]) {
+struct settings {
+        double rate, seconds;
+        size_t n;                       /* producers */
+        const char *json_path;
+        struct dp_config config;        /* the daemon's defaults, but for --queue-size */
+};
+
+/* 1 to run, 0 to exit at once (--help), -1 on a bad option (reported). */
+static int parse_options(int argc, char *argv[], struct settings *set) {
         static const struct option options[] = {
                 { "rate", required_argument, NULL, 'r' },
                 { "seconds", required_argument, NULL, 's' },
@@ -215,139 +224,167 @@ int main(int argc, char *argv[]) {
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        struct dp_counter_values total = {}, v;
-        struct tracker_thread *tt = NULL;
-        struct channel *channels = NULL;
-        struct producer *producers = NULL;
-        const char *json_path = NULL;
-        double rate = 1e6, seconds = 5;
-        size_t n = ncpu > 0 ? (size_t) ncpu : 1;
-        uint64_t ring_full = 0, injected = 0;
-        struct dp_config config;
+        uint64_t producers;
         const char *why;
-        uint8_t *hot;
-        int opt, r;
+        int opt;
 
-        dp_config_init(&config);
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 char *end;
 
+                /* --rate and --seconds take fractions, which parse-util.h does not parse. */
                 switch (opt) {
                 case 'r':
-                        rate = strtod(optarg, &end);
-                        if (*end || rate <= 0 || rate > 1e8) {
+                        set->rate = strtod(optarg, &end);
+                        if (*end || set->rate <= 0 || set->rate > 1e8) {
                                 fprintf(stderr, "bench-overflow: --rate needs a number in (0, 1e8]\n");
-                                return EXIT_FAILURE;
+                                return -1;
                         }
                         break;
                 case 's':
-                        seconds = strtod(optarg, &end);
-                        if (*end || seconds <= 0 || seconds > 3600) {
+                        set->seconds = strtod(optarg, &end);
+                        if (*end || set->seconds <= 0 || set->seconds > 3600) {
                                 fprintf(stderr, "bench-overflow: --seconds needs a number in (0, 3600]\n");
-                                return EXIT_FAILURE;
+                                return -1;
                         }
                         break;
                 case 'p':
-                        n = strtoul(optarg, &end, 10);
-                        if (*end || n < 1 || n > 256) {
+                        if (dp_parse_u64_in(optarg, 1, 256, &producers) < 0) {
                                 fprintf(stderr, "bench-overflow: --producers needs 1..256\n");
-                                return EXIT_FAILURE;
+                                return -1;
                         }
+                        set->n = (size_t) producers;
                         break;
                 case 'q':
-                        config.queue_capacity = (uint32_t) strtoul(optarg, &end, 10);
-                        if (*end || dp_config_validate(&config, &why) < 0) {
+                        if (dp_parse_u32_in(optarg, 0, UINT32_MAX, &set->config.queue_capacity) < 0 ||
+                            dp_config_validate(&set->config, &why) < 0) {
                                 fprintf(stderr, "bench-overflow: --queue-size needs a power of two in [64, 2^24]\n");
-                                return EXIT_FAILURE;
+                                return -1;
                         }
                         break;
                 case 'j':
-                        json_path = optarg;
+                        set->json_path = optarg;
                         break;
                 case 'h':
                         usage(stdout);
-                        return EXIT_SUCCESS;
+                        return 0;
                 default:
                         usage(stderr);
-                        return EXIT_FAILURE;
+                        return -1;
                 }
         }
+        return 1;
+}
 
-        /* The tracked process is this one, its hot area a mapping of its own. */
-        hot = mmap(NULL, HOT_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        channels = channels_new(n);
-        producers = aligned_alloc(DP_CACHELINE, n * sizeof(*producers));
-        if (hot == MAP_FAILED || !channels || !producers) {
-                fprintf(stderr, "bench-overflow: out of memory\n");
-                return EXIT_FAILURE;
-        }
-        config.target_mode = DP_TARGETS_PIDS;
-        config.pids[0] = (uint32_t) getpid();
-        config.n_pids = 1;
-
-        for (size_t i = 0; i < n; i++) {
+/* The producers, each with its channel, as many as there are CPUs spread over them. */
+static int setup_producers(const struct settings *set, long ncpu, uint8_t *hot, struct channel *channels,
+                           struct producer *producers) {
+        for (size_t i = 0; i < set->n; i++) {
                 struct producer *p = &producers[i];
-                int cpu = (int) i % (int) (ncpu > 0 ? ncpu : 1);
+                int cpu = (int) i % (int) (ncpu > 0 ? ncpu : 1), r;
 
-                r = channel_open(&channels[i], cpu, &dp_source_pagefault, config.queue_capacity);
-                *p = (struct producer) { .cpu = cpu, .rate = rate, .seconds = seconds, .hot = hot,
+                r = channel_open(&channels[i], cpu, &dp_source_pagefault, set->config.queue_capacity);
+                *p = (struct producer) { .cpu = cpu, .rate = set->rate, .seconds = set->seconds, .hot = hot,
                                          .channel = &channels[i] };
                 if (r >= 0)
-                        r = setup_producer(p, config.ring_pages);
+                        r = setup_producer(p, set->config.ring_pages);
                 if (r < 0) {
                         fprintf(stderr, "bench-overflow: setting up producer %zu: %s\n", i, strerror(-r));
-                        return EXIT_FAILURE;
+                        return r;
                 }
         }
+        return 0;
+}
 
-        r = tracker_thread_start(&config, channels, n, NULL, &tt);
+/* The tracker thread, then every producer until it is done, then the tracker's last drain. */
+static int run(const struct settings *set, struct channel *channels, struct producer *producers) {
+        struct tracker_thread *tt = NULL;
+        int r;
+
+        r = tracker_thread_start(&set->config, channels, set->n, NULL, &tt);
         if (r < 0) {
                 fprintf(stderr, "bench-overflow: starting the tracker thread: %s\n", strerror(-r));
-                return EXIT_FAILURE;
+                return r;
         }
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < set->n; i++) {
                 r = -pthread_create(&producers[i].thread, NULL, producer_main, &producers[i]);
                 if (r < 0) {
                         fprintf(stderr, "bench-overflow: pthread_create: %s\n", strerror(-r));
-                        return EXIT_FAILURE;
+                        return r;
                 }
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < set->n; i++)
                 pthread_join(producers[i].thread, NULL);
         /* Its last drain takes what the readers queued. */
-        tracker_thread_stop(tt);
+        tracker_thread_free(tt);
+        return 0;
+}
 
-        printf("bench-overflow: %zu producer(s) x %.0f samples/s for %.1f s, queue %u, ring %u pages\n", n, rate,
-               seconds, config.queue_capacity, config.ring_pages);
+/* The table, and the sums over every producer in *@total and *@ring_full. */
+static void print_results(const struct settings *set, const struct channel *channels,
+                          const struct producer *producers, struct dp_counter_values *total, uint64_t *ring_full) {
+        struct dp_counter_values v;
+        uint64_t injected = 0;
+
+        printf("bench-overflow: %zu producer(s) x %.0f samples/s for %.1f s, queue %u, ring %u pages\n", set->n,
+               set->rate, set->seconds, set->config.queue_capacity, set->config.ring_pages);
         printf("%-9s %12s %12s %12s %10s %10s %10s\n", "producer", "injected", "samples/s", "queued", "overflow",
                "ring full", "q. peak");
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < set->n; i++) {
                 dp_counters_snapshot(&channels[i].stats, &v);
-                dp_counters_sum(&total, &v);
-                ring_full += producers[i].ring_full;
+                dp_counters_sum(total, &v);
+                *ring_full += producers[i].ring_full;
                 injected += producers[i].injected;
                 printf("%-9zu %12" PRIu64 " %12.0f %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", i,
                        producers[i].injected, (double) producers[i].injected / producers[i].elapsed,
                        v.v[DP_C_ENQUEUE], v.v[DP_C_OVERFLOW], producers[i].ring_full, v.v[DP_C_RING_PEAK]);
         }
         printf("tracker: dequeued %" PRIu64 ", matched %" PRIu64 " (missed: tgid %" PRIu64 ", region %" PRIu64
-               ", bound %" PRIu64 "), in flight %" PRIu64 "\n", total.v[DP_C_DEQUEUE], total.v[DP_C_MATCH],
-               total.v[DP_C_MISS_TGID], total.v[DP_C_MISS_REGION], total.v[DP_C_MISS_BOUND],
-               dp_counters_in_flight(&total));
-        printf("overflow: %" PRIu64 " of %" PRIu64 " samples (target 0)\n", total.v[DP_C_OVERFLOW], injected);
+               ", bound %" PRIu64 "), in flight %" PRIu64 "\n", total->v[DP_C_DEQUEUE], total->v[DP_C_MATCH],
+               total->v[DP_C_MISS_TGID], total->v[DP_C_MISS_REGION], total->v[DP_C_MISS_BOUND],
+               dp_counters_in_flight(total));
+        printf("overflow: %" PRIu64 " of %" PRIu64 " samples (target 0)\n", total->v[DP_C_OVERFLOW], injected);
+}
 
-        if (json_path) {
-                r = write_json(json_path, producers, n, &total, config.queue_capacity, ring_full);
-                if (r < 0)
-                        fprintf(stderr, "bench-overflow: writing %s: %s\n", json_path, strerror(-r));
+int main(int argc, char *argv[]) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        struct settings set = { .rate = 1e6, .seconds = 5, .n = ncpu > 0 ? (size_t) ncpu : 1 };
+        struct dp_counter_values total = {};
+        struct channel *channels = NULL;
+        struct producer *producers = NULL;
+        uint64_t ring_full = 0;
+        uint8_t *hot;
+        int r;
+
+        dp_config_init(&set.config);
+        r = parse_options(argc, argv, &set);
+        if (r <= 0)
+                return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+
+        /* The tracked process is this one, its hot area a mapping of its own. */
+        hot = mmap(NULL, HOT_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        channels = channels_new(set.n);
+        producers = aligned_alloc(DP_CACHELINE, set.n * sizeof(*producers));
+        if (hot == MAP_FAILED || !channels || !producers) {
+                fprintf(stderr, "bench-overflow: out of memory\n");
+                return EXIT_FAILURE;
         }
-        tracker_thread_free(tt);
-        for (size_t i = 0; i < n; i++) {
+        set.config.target_mode = DP_TARGETS_PIDS;
+        set.config.pids[0] = (uint32_t) getpid();
+        set.config.n_pids = 1;
+
+        if (setup_producers(&set, ncpu, hot, channels, producers) < 0 || run(&set, channels, producers) < 0)
+                return EXIT_FAILURE;
+        print_results(&set, channels, producers, &total, &ring_full);
+        if (set.json_path) {
+                r = write_json(set.json_path, producers, set.n, &total, set.config.queue_capacity, ring_full);
+                if (r < 0)
+                        fprintf(stderr, "bench-overflow: writing %s: %s\n", set.json_path, strerror(-r));
+        }
+        for (size_t i = 0; i < set.n; i++) {
                 free(producers[i].scratch);
                 free(producers[i].mem);
         }
-        channels_free(channels, n);
+        channels_free(channels, set.n);
         free(producers);
         munmap(hot, HOT_BYTES);
         return total.v[DP_C_OVERFLOW] == 0 && ring_full == 0 ? EXIT_SUCCESS : 2;
