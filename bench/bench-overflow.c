@@ -149,6 +149,7 @@ static void *producer_main(void *arg) {
 
 static int setup_producer(struct producer *p, size_t ring_pages) {
         struct dp_source_options o = {};
+        struct dp_event_plan plan;
         int r;
 
         p->data_size = ring_pages * PAGE;
@@ -160,9 +161,10 @@ static int setup_producer(struct producer *p, size_t ring_pages) {
         ((struct perf_event_mmap_page *) p->mem)->data_offset = PAGE;
         ((struct perf_event_mmap_page *) p->mem)->data_size = p->data_size;
 
-        r = dp_source_pagefault.build_attr(&dp_source_pagefault, &o, p->cpu, &p->attr);
+        r = dp_source_build_events(&dp_source_pagefault, &o, p->cpu, &plan);
         if (r < 0)
                 return r;
+        p->attr = plan.event[0].attr;
         r = dp_ring_reader_init(&p->reader, &p->attr, &dp_source_pagefault, p->channel->queue, (uint16_t) p->cpu,
                                 false);
         if (r < 0)

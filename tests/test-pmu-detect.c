@@ -451,7 +451,7 @@ START_TEST(test_registry) {
         ck_assert_ptr_nonnull(dp_source_ibs.build_events);
         ck_assert_ptr_nonnull(dp_source_pebs.build_events);
         ck_assert_ptr_nonnull(dp_source_spe.build_events);
-        ck_assert_ptr_null(dp_source_pagefault.build_events);
+        ck_assert_ptr_nonnull(dp_source_pagefault.build_events);
         ck_assert_int_eq(dp_source_spe.aux_format, DP_AUX_ARM_SPE);
         ck_assert_int_eq(dp_source_ibs.aux_format, DP_AUX_NONE);
         ck_assert_int_eq(dp_source_pebs.aux_format, DP_AUX_NONE);

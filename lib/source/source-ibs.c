@@ -139,19 +139,6 @@ static int ibs_build_events(const struct dp_source *source, const struct dp_sour
         return 0;
 }
 
-/* The one event for callers of build_attr. */
-static int ibs_build_attr(const struct dp_source *source, const struct dp_source_options *options, int cpu,
-                          struct perf_event_attr *attr) {
-        struct dp_event_plan plan = {};
-        int r;
-
-        r = ibs_build_events(source, options, cpu, &plan);
-        if (r < 0)
-                return r;
-        *attr = plan.event[0].attr;
-        return 0;
-}
-
 /* With the CPU's identity, errata apply (erratum 1293 on early Zen 3). */
 static int ibs_decode(const struct dp_perf_sample *ps, const struct dp_source_context *context,
                       struct dp_sample *out) {
@@ -163,7 +150,6 @@ const struct dp_source dp_source_ibs = {
         .pmu = "ibs_op",
         .description = "AMD IBS op: precise load/store sampling with data address, source and latency",
         .hardware = true,
-        .build_attr = ibs_build_attr,
         .decode = ibs_decode,
         .build_events = ibs_build_events,
 };

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "source.h"
 
-static int pagefault_build_attr(const struct dp_source *source, const struct dp_source_options *options,
-                                int cpu, struct perf_event_attr *attr) {
-        (void) source;
+static int pagefault_build_events(const struct dp_source *source, const struct dp_source_options *options,
+                                  int cpu, struct dp_event_plan *plan) {
+        struct perf_event_attr *attr = &plan->event[0].attr;
+
         if (cpu < 0)
-                return -EINVAL;
+                return dp_event_plan_note(plan, -EINVAL, "%s: cannot build the event for cpu %d (%s)",
+                                          source->name, cpu, strerror(EINVAL));
 
         memset(attr, 0, sizeof(*attr));
         attr->type = PERF_TYPE_SOFTWARE;
@@ -19,6 +22,13 @@ static int pagefault_build_attr(const struct dp_source *source, const struct dp_
         if (options->want_phys)
                 attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
         dp_source_attr_common(options, attr);
+
+        snprintf(plan->pmu, sizeof(plan->pmu), "%s", source->pmu);
+        plan->n = 1;
+        plan->ring = 0;
+        plan->event[0].leader = 0;
+        plan->event[0].sampling = true;
+        plan->event[0].role = source->name;
         return 0;
 }
 
@@ -27,7 +37,6 @@ const struct dp_source dp_source_pagefault = {
         .pmu = "software",
         .description = "software page-fault event (positive control, not hardware memory-access sampling)",
         .hardware = false,
-        .build_attr = pagefault_build_attr,
         .decode = dp_source_decode_generic,
+        .build_events = pagefault_build_events,
 };
-

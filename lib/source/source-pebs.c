@@ -220,28 +220,6 @@ static int pebs_build_events(const struct dp_source *source, const struct dp_sou
         return 0;
 }
 
-/* A single event only when the PMU needs no group and no stores were asked for. */
-static int single_attr(int (*build)(const struct dp_source *, const struct dp_source_options *, int,
-                                    struct dp_event_plan *),
-                       const struct dp_source *source, const struct dp_source_options *options, int cpu,
-                       struct perf_event_attr *attr) {
-        struct dp_event_plan plan = {};
-        int r;
-
-        r = build(source, options, cpu, &plan);
-        if (r < 0)
-                return r;
-        if (plan.n != 1)
-                return -EOPNOTSUPP;     /* a group or several events: use dp_source_build_events() */
-        *attr = plan.event[0].attr;
-        return 0;
-}
-
-static int pebs_build_attr(const struct dp_source *source, const struct dp_source_options *options, int cpu,
-                           struct perf_event_attr *attr) {
-        return single_attr(pebs_build_events, source, options, cpu, attr);
-}
-
 static int pebs_decode(const struct dp_perf_sample *ps, const struct dp_source_context *context,
                        struct dp_sample *out) {
         (void) context;
@@ -253,7 +231,6 @@ const struct dp_source dp_source_pebs = {
         .pmu = "cpu",
         .description = "Intel PEBS load-latency sampling (mem-loads, optionally mem-stores)",
         .hardware = true,
-        .build_attr = pebs_build_attr,
         .decode = pebs_decode,
         .build_events = pebs_build_events,
 };
@@ -288,17 +265,11 @@ static int event_build_events(const struct dp_source *source, const struct dp_so
         return 0;
 }
 
-static int event_build_attr(const struct dp_source *source, const struct dp_source_options *options, int cpu,
-                            struct perf_event_attr *attr) {
-        return single_attr(event_build_events, source, options, cpu, attr);
-}
-
 const struct dp_source dp_source_event = {
         .name = "event",
         .pmu = "libpfm",
         .description = "a libpfm-encoded event given as Source=event:... (not verified as memory sampling)",
         .hardware = false,
-        .build_attr = event_build_attr,
         .decode = dp_source_decode_generic,
         .build_events = event_build_events,
 };

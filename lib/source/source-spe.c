@@ -141,24 +141,11 @@ static int spe_build_events(const struct dp_source *source, const struct dp_sour
         return 0;
 }
 
-static int spe_build_attr(const struct dp_source *source, const struct dp_source_options *options, int cpu,
-                          struct perf_event_attr *attr) {
-        struct dp_event_plan plan = {};
-        int r;
-
-        r = spe_build_events(source, options, cpu, &plan);
-        if (r < 0)
-                return r;
-        *attr = plan.event[0].attr;
-        return 0;
-}
-
 const struct dp_source dp_source_spe = {
         .name = "spe",
         .pmu = "arm_spe",
         .description = "ARM SPE: sampled loads (and stores) with addresses and latency, via the AUX area",
         .hardware = true,
-        .build_attr = spe_build_attr,
         /* SPE delivers no PERF_RECORD_SAMPLE: the ring reader decodes its AUX area
          * (dp_ring_reader_attach_aux(), decode-spe.h). */
         .decode = dp_source_decode_generic,

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -70,24 +69,8 @@ const struct dp_source *dp_source_find(const char *name) {
 
 int dp_source_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
                            struct dp_event_plan *plan) {
-        int r;
-
         if (!source || !options || !plan)
                 return -EINVAL;
         *plan = (struct dp_event_plan) {};
-        if (source->build_events)
-                return source->build_events(source, options, cpu, plan);
-
-        r = source->build_attr(source, options, cpu, &plan->event[0].attr);
-        if (r < 0) {
-                snprintf(plan->note, sizeof(plan->note), "%s: cannot build the event for cpu %d (%s)",
-                         source->name, cpu, strerror(-r));
-                return r;
-        }
-        plan->n = 1;
-        plan->event[0].leader = 0;
-        plan->event[0].sampling = true;
-        plan->event[0].role = source->name;
-        snprintf(plan->pmu, sizeof(plan->pmu), "%s", source->pmu);
-        return 0;
+        return source->build_events(source, options, cpu, plan);
 }

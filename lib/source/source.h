@@ -5,7 +5,7 @@
  * A sample source: which perf event to open on each CPU and how its records
  * become struct dp_sample.  The software page-fault event is the positive
  * control; hardware sources (IBS op, PEBS, SPE) slot in beside it with their
- * own attr builders and decoders.  A source that is not a hardware
+ * own event builders and decoders.  A source that is not a hardware
  * memory-access sampler says so in @hardware, and that label travels with
  * every counter and region it produces.
  */
@@ -61,17 +61,15 @@ struct dp_source {
         const char *pmu;                /* PMU name as in /sys/bus/event_source/devices */
         const char *description;
         bool hardware;                  /* false: a software positive control, not memory-access sampling */
-        /* Fills @attr for @cpu; 0 or a negative errno. */
-        int (*build_attr)(const struct dp_source *source, const struct dp_source_options *options,
-                          int cpu, struct perf_event_attr *attr);
         /* Turns one parsed sample into @out (whose cpu the caller has set);
          * -ENODATA when the record carries no data address.  @context is what
          * is known of the machine the sample comes from (IBS errata), NULL
          * for nothing. */
         int (*decode)(const struct dp_perf_sample *ps, const struct dp_source_context *context,
                       struct dp_sample *out);
-        /* Optional: every event @cpu needs (groups, a second event, an AUX
-         * area).  Sources without it open the one event build_attr gives. */
+        /* Every event @cpu needs (groups, a second event, an AUX area) into
+         * @plan, which the caller has zeroed; on failure @plan->note says why.
+         * Called through dp_source_build_events(). */
         int (*build_events)(const struct dp_source *source, const struct dp_source_options *options,
                             int cpu, struct dp_event_plan *plan);
         /* AUX sources: how to read the AUX area their PERF_RECORD_AUX records
@@ -89,8 +87,9 @@ extern const struct dp_source dp_source_event;  /* Source=event:<libpfm event> (
  * "spe", or "event:..." for dp_source_event); NULL when unknown. */
 const struct dp_source *dp_source_find(const char *name);
 
-/* The events @source needs on @cpu: build_events when the source has it,
- * else the single event of build_attr.  On failure @plan->note says why. */
+/* The events @source needs on @cpu: the one way to build them (callers
+ * wanting a single event take plan->event[0].attr).  On failure
+ * @plan->note says why. */
 int dp_source_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
                            struct dp_event_plan *plan);
 
