@@ -14,8 +14,7 @@
 #include "pfm.h"
 
 /*
- * Intel PEBS load-latency sampling (arch/x86/events/intel/core.c, ds.c), and
- * the Source=event:<libpfm event> escape hatch.
+ * Intel PEBS load-latency sampling (arch/x86/events/intel/core.c, ds.c).
  *
  * Loads are encoded by libpfm for the plain "cpu" PMU
  * (MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=N:precise=P).  When libpfm cannot
@@ -28,7 +27,6 @@
 #define PEBS_PERIOD_DEFAULT 1000
 #define PEBS_LDLAT_DEFAULT 30           /* cycles, as perf mem uses */
 #define PEBS_PRECISE 2
-#define EVENT_PERIOD_DEFAULT 1000
 
 /* The precise level: 2 unless the PMU says it can do less. */
 static int pebs_precise(const struct dp_pmu *pmu, unsigned *ret, struct dp_event_plan *plan) {
@@ -123,27 +121,6 @@ static bool pebs_loads_pfm(const struct dp_pmu *pmu, const struct dp_source_opti
         return true;
 }
 
-/* Period or frequency, sample fields and the common bits of a sampling event. */
-static int sampling_attr(const struct dp_source_options *options, uint64_t default_period,
-                         struct perf_event_attr *attr, struct dp_event_plan *plan) {
-        if (options->sample_period && options->sample_freq)
-                return dp_event_plan_note(plan, -EINVAL, "set a sample period or a frequency, not both");
-        if (options->sample_freq) {
-                attr->freq = 1;
-                attr->sample_freq = options->sample_freq;
-        } else if (options->sample_period || !attr->sample_period) {
-                attr->freq = 0;
-                attr->sample_period = options->sample_period ?: default_period;
-        }
-        attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-                            PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
-        /* The kernel derives it by walking page tables in the NMI: only when asked. */
-        if (options->want_phys)
-                attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
-        dp_source_attr_common(options, attr);
-        return 0;
-}
-
 static int pebs_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
                              struct dp_event_plan *plan) {
         uint32_t ldlat = options->min_latency ?: PEBS_LDLAT_DEFAULT;
@@ -189,7 +166,7 @@ static int pebs_build_events(const struct dp_source *source, const struct dp_sou
                 if (r < 0)
                         return r;
         }
-        r = sampling_attr(options, PEBS_PERIOD_DEFAULT, &loads->attr, plan);
+        r = dp_source_attr_sampling(options, PEBS_PERIOD_DEFAULT, &loads->attr, plan);
         if (r < 0)
                 return r;
         if (plan->n > 0) {
@@ -209,7 +186,7 @@ static int pebs_build_events(const struct dp_source *source, const struct dp_sou
                 if (r < 0)
                         return r;
                 stores->attr.precise_ip = precise;
-                r = sampling_attr(options, PEBS_PERIOD_DEFAULT, &stores->attr, plan);
+                r = dp_source_attr_sampling(options, PEBS_PERIOD_DEFAULT, &stores->attr, plan);
                 if (r < 0)
                         return r;
                 stores->leader = plan->n;
@@ -233,43 +210,4 @@ const struct dp_source dp_source_pebs = {
         .hardware = true,
         .decode = pebs_decode,
         .build_events = pebs_build_events,
-};
-
-/* ---- Source=event:<libpfm event> ---- */
-
-static int event_build_events(const struct dp_source *source, const struct dp_source_options *options, int cpu,
-                              struct dp_event_plan *plan) {
-        struct perf_event_attr *attr = &plan->event[0].attr;
-        char why[128];
-        int r;
-
-        (void) source;
-        if (cpu < 0)
-                return dp_event_plan_note(plan, -EINVAL, "event: invalid cpu %d", cpu);
-        if (!options->event || !options->event[0])
-                return dp_event_plan_note(plan, -EINVAL, "event: no libpfm event string given");
-        memset(attr, 0, sizeof(*attr));
-        r = dp_pfm_encode(options->event, attr, why, sizeof(why));
-        if (r < 0)
-                return dp_event_plan_note(plan, r, "event:%s: %s", options->event, why);
-        r = sampling_attr(options, EVENT_PERIOD_DEFAULT, attr, plan);
-        if (r < 0)
-                return r;
-
-        snprintf(plan->pmu, sizeof(plan->pmu), "libpfm");
-        plan->n = 1;
-        plan->ring = 0;
-        plan->event[0].leader = 0;
-        plan->event[0].sampling = true;
-        plan->event[0].role = "event";
-        return 0;
-}
-
-const struct dp_source dp_source_event = {
-        .name = "event",
-        .pmu = "libpfm",
-        .description = "a libpfm-encoded event given as Source=event:... (not verified as memory sampling)",
-        .hardware = false,
-        .decode = dp_source_decode_generic,
-        .build_events = event_build_events,
 };

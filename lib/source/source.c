@@ -24,6 +24,26 @@ void dp_source_attr_common(const struct dp_source_options *options, struct perf_
                 attr->wakeup_events = 1;
 }
 
+int dp_source_attr_sampling(const struct dp_source_options *options, uint64_t default_period,
+                            struct perf_event_attr *attr, struct dp_event_plan *plan) {
+        if (options->sample_period && options->sample_freq)
+                return dp_event_plan_note(plan, -EINVAL, "set a sample period or a frequency, not both");
+        if (options->sample_freq) {
+                attr->freq = 1;
+                attr->sample_freq = options->sample_freq;
+        } else if (options->sample_period || !attr->sample_period) {
+                attr->freq = 0;
+                attr->sample_period = options->sample_period ?: default_period;
+        }
+        attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+                            PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+        /* The kernel derives it by walking page tables in the NMI: only when asked. */
+        if (options->want_phys)
+                attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+        dp_source_attr_common(options, attr);
+        return 0;
+}
+
 int dp_source_decode_generic(const struct dp_perf_sample *ps, const struct dp_source_context *context,
                              struct dp_sample *out) {
         (void) context;

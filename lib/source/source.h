@@ -81,7 +81,7 @@ extern const struct dp_source dp_source_pagefault;
 extern const struct dp_source dp_source_ibs;    /* AMD IBS op (lib/source/source-ibs.c) */
 extern const struct dp_source dp_source_pebs;   /* Intel PEBS load latency (lib/source/source-pebs.c) */
 extern const struct dp_source dp_source_spe;    /* ARM SPE, AUX area (lib/source/source-spe.c) */
-extern const struct dp_source dp_source_event;  /* Source=event:<libpfm event> (lib/source/source-pebs.c) */
+extern const struct dp_source dp_source_event;  /* Source=event:<libpfm event> (lib/source/source-event.c) */
 
 /* Looks a source up by configuration name ("pagefault", "ibs", "pebs",
  * "spe", or "event:..." for dp_source_event); NULL when unknown. */
@@ -96,6 +96,15 @@ int dp_source_build_events(const struct dp_source *source, const struct dp_sourc
 /* Fields every source sets the same way: disabled at open, sample_id_all,
  * CLOCK_MONOTONIC timestamps, watermark wakeups, PERF_FORMAT_LOST and TOTAL_TIME_ENABLED. */
 void dp_source_attr_common(const struct dp_source_options *options, struct perf_event_attr *attr);
+
+/* A sampling event of a source whose samples carry the kernel-filled fields
+ * (PEBS, Source=event:...): @options' period or frequency (a period @attr
+ * already has, e.g. from a libpfm string, stays unless @options sets one;
+ * @default_period when neither), the sample fields the generic decode reads
+ * (PHYS_ADDR only when asked) and dp_source_attr_common().  -EINVAL with a
+ * note when both a period and a frequency are set. */
+int dp_source_attr_sampling(const struct dp_source_options *options, uint64_t default_period,
+                            struct perf_event_attr *attr, struct dp_event_plan *plan);
 
 /* Generic decode of kernel-filled fields (ADDR, PHYS_ADDR, DATA_SRC, WEIGHT). */
 int dp_source_decode_generic(const struct dp_perf_sample *ps, const struct dp_source_context *context,
