@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "cpu-state.h"
 
 enum hub_event_kind {
         HUB_STATE_CHANGE,

@@ -6,7 +6,7 @@
 #include <sys/uio.h>
 #include <syslog.h>
 
-#include "counters.h"
+#include "cpu-state.h"
 
 /*
  * The fixed MESSAGE_ID of every kind of event the daemon reports; each one is

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "cpu-state.h"
 
 #include "check-main.h"
 

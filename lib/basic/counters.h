@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * The observability model: per-CPU counters for the seven pipeline layers and
- * the per-CPU sampler state machine.
+ * The observability model: per-CPU counters for the seven pipeline layers.
+ * The per-CPU sampler state machine, whose word struct dp_cpu_stats also
+ * holds, is cpu-state.h.
  *
  * Each counter has exactly one writer thread.  Writers keep running totals in
  * a private struct dp_counter_values and publish the range they own once per
@@ -85,35 +86,9 @@ struct dp_counter_block {
         _Atomic uint64_t v[_DP_C_MAX];
 } DP_ALIGNED_CACHELINE;
 
-enum dp_cpu_state {
-        DP_CPU_UNINIT,
-        DP_CPU_CREATED,
-        DP_CPU_BOUND,
-        DP_CPU_ENABLED,
-        DP_CPU_RUNNING,
-        DP_CPU_ERROR,
-        _DP_CPU_STATE_MAX,
-};
-
-/* The step that failed, carried by DP_CPU_ERROR. */
-enum dp_cpu_step {
-        DP_STEP_NONE,
-        DP_STEP_CREATE,
-        DP_STEP_BIND,
-        DP_STEP_ENABLE,
-        DP_STEP_RUN,
-        DP_STEP_OFFLINE,        /* the CPU went offline: its sampler is closed until it is back (-ENODEV) */
-        _DP_STEP_MAX,
-};
-
-struct dp_cpu_status {
-        enum dp_cpu_state state;
-        enum dp_cpu_step failed_step;
-        int error;              /* negative errno with DP_CPU_ERROR, else 0 */
-};
-
 struct dp_cpu_stats {
-        /* state | step << 8 | (uint32_t)-error << 16: one word, so readers see a consistent triple */
+        /* The CPU's state, step and error packed in one word (cpu-state.h), so
+         * readers see a consistent triple. */
         _Atomic uint64_t status;
         struct dp_counter_block block[_DP_OWNER_MAX];
 };
@@ -122,9 +97,8 @@ const char *dp_counter_name(enum dp_counter c);
 enum dp_counter_owner dp_counter_owner(enum dp_counter c);
 /* Counters that are levels (peaks, last reads) rather than monotonic counts. */
 bool dp_counter_is_level(enum dp_counter c);
-const char *dp_cpu_state_name(enum dp_cpu_state s);
-const char *dp_cpu_step_name(enum dp_cpu_step s);
 
+/* Zeroes @s: every counter 0, the state DP_CPU_UNINIT. */
 void dp_cpu_stats_init(struct dp_cpu_stats *s);
 
 /* Writer side: publish @owner's counters from the private @values. */
@@ -145,11 +119,3 @@ static inline uint64_t dp_counters_in_flight(const struct dp_counter_values *v) 
 /* Checks the invariants above; returns 0, or -EPROTO naming the first broken
  * one in *which (a static string). */
 int dp_counters_check(const struct dp_counter_values *v, const char **which);
-
-/* State machine.  Legal moves: UNINIT→CREATED→BOUND→ENABLED→RUNNING, any→ERROR
- * (with the failing step and a negative errno), any→UNINIT (teardown).  A CPU
- * that goes offline is ERROR at DP_STEP_OFFLINE with -ENODEV; when it comes
- * back it goes ERROR→UNINIT and up the lifecycle again, its counters carrying on.
- * Returns the previous state, or -EINVAL for an illegal move (state kept). */
-int dp_cpu_transition(struct dp_cpu_stats *s, enum dp_cpu_state to, enum dp_cpu_step step, int error);
-struct dp_cpu_status dp_cpu_get_status(const struct dp_cpu_stats *s);

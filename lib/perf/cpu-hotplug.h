@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "counters.h"
+#include "cpu-state.h"
 
 enum dp_hotplug_action {
         DP_HOTPLUG_KEEP,        /* nothing to do */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "counters.h"
+#include "cpu-state.h"
 #include "source.h"
 
 struct dp_cpu_view {

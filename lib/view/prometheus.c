@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu-state.h"
 #include "macro.h"
 #include "prometheus.h"
 
