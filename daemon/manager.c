@@ -13,6 +13,7 @@
 #include "config-keys.h"
 #include "cpu-hotplug.h"
 #include "cpu-list.h"
+#include "decode-ibs.h"
 #include "fileio.h"
 #include "stats.h"
 #include "dp-config.h"

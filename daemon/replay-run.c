@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "decode-ibs.h"
 #include "perf-data-header.h"
 #include "replay.h"
 #include "log.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "capture-source.h"
+#include "decode-ibs.h"
 #include "decode-spe.h"
 #include "macro.h"
 #include "perf-data-header.h"

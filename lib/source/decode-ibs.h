@@ -15,6 +15,7 @@
 
 #include "perf-record.h"
 #include "sample.h"
+#include "source-context.h"    /* struct dp_ibs_cpu */
 
 /* IBS capability bits: CPUID Fn8000_001B_EAX with bit 0 meaning "IBS present";
  * the kernel puts them first in every RAW payload. */
@@ -35,12 +36,6 @@
 /* RAW payload: u32 caps, then this many u64 registers at least. */
 #define DP_IBS_OP_FIXED_REGS 7
 #define DP_IBS_OP_RAW_MIN_SIZE (4 + 8 * DP_IBS_OP_FIXED_REGS)
-
-/* The CPU a sample came from, for errata.  Zero means "not affected by any". */
-struct dp_ibs_cpu {
-        uint32_t family;        /* x86 family as /proc/cpuinfo "cpu family", e.g. 0x19 */
-        uint32_t model;
-};
 
 /* Erratum 1293 (family 0x19 models 0x00-0x0f): OP_DATA2 and L2Miss are wrong
  * when SwPf or DcMissNoMabAlloc is set. */

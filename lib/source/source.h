@@ -17,10 +17,10 @@
 
 #include "macro.h"
 
-#include "decode-ibs.h"
 #include "event-plan.h"
 #include "perf-record.h"
 #include "sample.h"
+#include "source-context.h"
 
 struct dp_pmu_set;
 
@@ -47,13 +47,6 @@ struct dp_source_options {
                                          * host's; "" = no libpfm, the kernel's sysfs strings only */
         const char *event;              /* Source=event:...: the libpfm event string */
         uint32_t aux_pages;             /* SPE: AUX area pages, a power of two >= 2; 0 = default */
-};
-
-/* What a decoder may need to know of the machine its samples come from:
- * live, the daemon's own CPU (/proc/cpuinfo, read once at start); in replay,
- * the capture's HEADER_CPUID.  Zero-initialised means "nothing known". */
-struct dp_source_context {
-        struct dp_ibs_cpu ibs_cpu;      /* IBS errata (family/model); zero: none apply */
 };
 
 struct dp_source {
