@@ -295,12 +295,122 @@ static inline void clear_variable_fields(struct dp_perf_sample *out) {
         out->aux_size = 0;
 }
 
+/* The fixed leading fields, each at its offset or zero.  Field by field
+ * rather than one memset of @out: on x86 a 288-byte memset becomes
+ * "rep stos", whose start-up cost dominated the whole parse. */
+static inline void load_leading_fields(const struct dp_perf_layout *layout, const uint8_t *body,
+                                       struct dp_perf_sample *out) {
+        out->present = layout->sample_type;
+        out->identifier = layout->off_identifier >= 0 ? dp_load_u64(body + layout->off_identifier) : 0;
+        out->ip = layout->off_ip >= 0 ? dp_load_u64(body + layout->off_ip) : 0;
+        out->pid = layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid) : 0;
+        out->tid = layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid + 4) : 0;
+        out->time = layout->off_time >= 0 ? dp_load_u64(body + layout->off_time) : 0;
+        out->addr = layout->off_addr >= 0 ? dp_load_u64(body + layout->off_addr) : 0;
+        out->id = layout->off_id >= 0 ? dp_load_u64(body + layout->off_id) : 0;
+        out->stream_id = layout->off_stream_id >= 0 ? dp_load_u64(body + layout->off_stream_id) : 0;
+        out->cpu = layout->off_cpu >= 0 ? dp_load_u32(body + layout->off_cpu) : 0;
+        out->period = layout->off_period >= 0 ? dp_load_u64(body + layout->off_period) : 0;
+}
+
+/* The trailing fields of a layout without variable fields, each at its offset. */
+static inline void load_fixed_trailing_fields(const struct dp_perf_layout *layout, const uint8_t *body,
+                                              struct dp_perf_sample *out) {
+        out->weight = layout->off_weight >= 0 ? dp_load_u64(body + layout->off_weight) : 0;
+        out->data_src = layout->off_data_src >= 0 ? dp_load_u64(body + layout->off_data_src) : 0;
+        out->transaction = layout->off_transaction >= 0 ? dp_load_u64(body + layout->off_transaction) : 0;
+        out->phys_addr = layout->off_phys_addr >= 0 ? dp_load_u64(body + layout->off_phys_addr) : 0;
+        out->cgroup = layout->off_cgroup >= 0 ? dp_load_u64(body + layout->off_cgroup) : 0;
+        out->data_page_size = layout->off_data_page_size >= 0 ? dp_load_u64(body + layout->off_data_page_size) : 0;
+        out->code_page_size = layout->off_code_page_size >= 0 ? dp_load_u64(body + layout->off_code_page_size) : 0;
+}
+
+static inline int take_callchain(struct cursor *c, struct dp_perf_sample *out) {
+        const void *p;
+        int r;
+
+        r = take_u64(c, &out->callchain_nr);
+        if (r < 0)
+                return r;
+        r = take_array(c, out->callchain_nr, 8, &p);
+        if (r < 0)
+                return r;
+        out->callchain = p;
+        return 0;
+}
+
+static inline int take_raw(struct cursor *c, struct dp_perf_sample *out) {
+        const void *p;
+        int r;
+
+        if (c->left < 4)
+                return -EBADMSG;
+        out->raw_size = dp_load_u32(c->p);
+        c->p += 4;
+        c->left -= 4;
+        /* The kernel pads the raw data so that size word + data end on 8 bytes. */
+        if ((4 + (uint64_t) out->raw_size) % 8 != 0)
+                return -EBADMSG;
+        r = take_array(c, out->raw_size, 1, &p);
+        if (r < 0)
+                return r;
+        out->raw = p;
+        return 0;
+}
+
+/* BRANCH_STACK and everything after it: where the tail starts may depend on
+ * whether it parses (see below). */
+static inline int parse_branch_stack_and_tail(const struct dp_perf_layout *layout, struct cursor c,
+                                              struct dp_perf_sample *out) {
+        bool hw_index = layout->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX;
+        bool counters = layout->branch_sample_type & DP_PERF_SAMPLE_BRANCH_COUNTERS;
+        uint64_t words_each = 3 + counters;
+        const void *p;
+        int r;
+
+        r = take_u64(&c, &out->branch_nr);
+        if (r < 0)
+                return r;
+
+        /* With no branch stack at hand the kernel writes nr = 0 alone, even
+         * when HW_INDEX would add hw_idx.  Try the documented form first. */
+        if (hw_index && out->branch_nr == 0) {
+                struct cursor without = c;
+
+                if (take_u64(&c, &out->branch_hw_idx) >= 0 && parse_tail(layout, c, out) >= 0)
+                        return 0;
+                out->branch_hw_idx = 0;
+                return parse_tail(layout, without, out);
+        }
+
+        if (hw_index) {
+                r = take_u64(&c, &out->branch_hw_idx);
+                if (r < 0)
+                        return r;
+        }
+        if (out->branch_nr > c.left / 8 / words_each)
+                return -EBADMSG;
+        r = take_array(&c, out->branch_nr, BRANCH_ENTRY_SIZE, &p);
+        if (r < 0)
+                return r;
+        out->branch_entries = p;
+        if (counters) {
+                r = take_array(&c, out->branch_nr, 8, &p);
+                if (r < 0)
+                        return r;
+                out->branch_counters = p;
+        }
+        return parse_tail(layout, c, out);
+}
+
+/* The hot path of replay and of the readers for decoders that need the parsed
+ * sample: the helpers above are static inline so that this compiles to the
+ * one function it was before being split. */
 int dp_perf_parse_sample(const struct dp_perf_layout *layout, const void *record, size_t size,
                          struct dp_perf_sample *out) {
         const uint8_t *body;
         uint64_t type;
         struct cursor c;
-        const void *p;
         int r;
 
         if (!layout || !record || !out)
@@ -313,109 +423,35 @@ int dp_perf_parse_sample(const struct dp_perf_layout *layout, const void *record
 
         type = layout->sample_type;
         body = (const uint8_t *) record + HEADER_SIZE;
-        /* Field by field rather than one memset: on x86 a 288-byte memset becomes
-         * "rep stos", whose start-up cost dominated the whole parse. */
-        out->present = type;
-        out->identifier = layout->off_identifier >= 0 ? dp_load_u64(body + layout->off_identifier) : 0;
-        out->ip = layout->off_ip >= 0 ? dp_load_u64(body + layout->off_ip) : 0;
-        out->pid = layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid) : 0;
-        out->tid = layout->off_tid >= 0 ? dp_load_u32(body + layout->off_tid + 4) : 0;
-        out->time = layout->off_time >= 0 ? dp_load_u64(body + layout->off_time) : 0;
-        out->addr = layout->off_addr >= 0 ? dp_load_u64(body + layout->off_addr) : 0;
-        out->id = layout->off_id >= 0 ? dp_load_u64(body + layout->off_id) : 0;
-        out->stream_id = layout->off_stream_id >= 0 ? dp_load_u64(body + layout->off_stream_id) : 0;
-        out->cpu = layout->off_cpu >= 0 ? dp_load_u32(body + layout->off_cpu) : 0;
-        out->period = layout->off_period >= 0 ? dp_load_u64(body + layout->off_period) : 0;
+        load_leading_fields(layout, body, out);
         clear_variable_fields(out);
 
         /* Every field at its place: no walk, and the size says it all. */
         if (layout->sample_size) {
                 if (size != layout->sample_size)
                         return -EBADMSG;
-                out->weight = layout->off_weight >= 0 ? dp_load_u64(body + layout->off_weight) : 0;
-                out->data_src = layout->off_data_src >= 0 ? dp_load_u64(body + layout->off_data_src) : 0;
-                out->transaction = layout->off_transaction >= 0 ? dp_load_u64(body + layout->off_transaction) : 0;
-                out->phys_addr = layout->off_phys_addr >= 0 ? dp_load_u64(body + layout->off_phys_addr) : 0;
-                out->cgroup = layout->off_cgroup >= 0 ? dp_load_u64(body + layout->off_cgroup) : 0;
-                out->data_page_size = layout->off_data_page_size >= 0 ?
-                                      dp_load_u64(body + layout->off_data_page_size) : 0;
-                out->code_page_size = layout->off_code_page_size >= 0 ?
-                                      dp_load_u64(body + layout->off_code_page_size) : 0;
+                load_fixed_trailing_fields(layout, body, out);
                 return 0;
         }
 
         c = (struct cursor) { body + layout->fixed_size, size - HEADER_SIZE - layout->fixed_size };
-
         if (type & PERF_SAMPLE_READ) {
                 r = take_read(layout, &c, out);
                 if (r < 0)
                         return r;
         }
-
         if (type & PERF_SAMPLE_CALLCHAIN) {
-                r = take_u64(&c, &out->callchain_nr);
+                r = take_callchain(&c, out);
                 if (r < 0)
                         return r;
-                r = take_array(&c, out->callchain_nr, 8, &p);
-                if (r < 0)
-                        return r;
-                out->callchain = p;
         }
-
         if (type & PERF_SAMPLE_RAW) {
-                if (c.left < 4)
-                        return -EBADMSG;
-                out->raw_size = dp_load_u32(c.p);
-                c.p += 4;
-                c.left -= 4;
-                /* The kernel pads the raw data so that size word + data end on 8 bytes. */
-                if ((4 + (uint64_t) out->raw_size) % 8 != 0)
-                        return -EBADMSG;
-                r = take_array(&c, out->raw_size, 1, &p);
+                r = take_raw(&c, out);
                 if (r < 0)
                         return r;
-                out->raw = p;
         }
-
-        if (type & PERF_SAMPLE_BRANCH_STACK) {
-                bool hw_index = layout->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX;
-                bool counters = layout->branch_sample_type & DP_PERF_SAMPLE_BRANCH_COUNTERS;
-                uint64_t words_each = 3 + counters;
-
-                r = take_u64(&c, &out->branch_nr);
-                if (r < 0)
-                        return r;
-
-                /* With no branch stack at hand the kernel writes nr = 0 alone, even
-                 * when HW_INDEX would add hw_idx.  Try the documented form first. */
-                if (hw_index && out->branch_nr == 0) {
-                        struct cursor without = c;
-
-                        if (take_u64(&c, &out->branch_hw_idx) >= 0 && parse_tail(layout, c, out) >= 0)
-                                return 0;
-                        out->branch_hw_idx = 0;
-                        return parse_tail(layout, without, out);
-                }
-
-                if (hw_index) {
-                        r = take_u64(&c, &out->branch_hw_idx);
-                        if (r < 0)
-                                return r;
-                }
-                if (out->branch_nr > c.left / 8 / words_each)
-                        return -EBADMSG;
-                r = take_array(&c, out->branch_nr, BRANCH_ENTRY_SIZE, &p);
-                if (r < 0)
-                        return r;
-                out->branch_entries = p;
-                if (counters) {
-                        r = take_array(&c, out->branch_nr, 8, &p);
-                        if (r < 0)
-                                return r;
-                        out->branch_counters = p;
-                }
-        }
-
+        if (type & PERF_SAMPLE_BRANCH_STACK)
+                return parse_branch_stack_and_tail(layout, c, out);
         return parse_tail(layout, c, out);
 }
 
