@@ -309,6 +309,70 @@ static int add_value(struct parser *ps, struct dp_varlink_type *t, struct name_s
         return 0;
 }
 
+/* One "name: T" field of a struct or "name" value of an enum; the first item
+ * decides which of the two @t is. */
+static int parse_struct_or_enum_item(struct parser *ps, unsigned depth, struct dp_varlink_type *t,
+                                     struct name_set *seen, bool first) {
+        _cleanup_free_ char *name = NULL, *doc = NULL;
+        const char *at;
+        int r;
+
+        r = skip_space(ps);
+        if (r < 0)
+                return r;
+        at = ps->p;
+        doc = take_doc(ps);
+        r = read_word(ps, "a field name", &name);
+        if (r < 0)
+                return r;
+        if (!dp_varlink_field_name_is_valid(name))
+                return fail_at(ps, at, "invalid field name '%s'", name);
+        r = skip_space(ps);
+        if (r < 0)
+                return r;
+        if (first)
+                t->kind = *ps->p == ':' ? DP_VARLINK_TYPE_STRUCT : DP_VARLINK_TYPE_ENUM;
+
+        if (t->kind == DP_VARLINK_TYPE_STRUCT) {
+                struct dp_varlink_type *field_type = NULL;
+
+                r = expect(ps, ":");
+                if (r >= 0)
+                        r = parse_type(ps, depth + 1, &field_type);
+                if (r < 0)
+                        return r;
+                return add_field(ps, t, seen, at, DP_TAKE_PTR(name), DP_TAKE_PTR(doc), field_type);
+        }
+        if (*ps->p == ':')
+                return fail_at(ps, ps->p, "a typed field in an enum");
+        return add_value(ps, t, seen, at, DP_TAKE_PTR(name));
+}
+
+/* What follows an item: 1 when ")" closed the list, 0 when "," leads to
+ * another item. */
+static int parse_item_separator(struct parser *ps) {
+        int r;
+
+        r = skip_space(ps);
+        if (r < 0)
+                return r;
+        drop_doc(ps);           /* a comment after the last field documents nothing */
+        if (*ps->p == ')') {
+                ps->p++;
+                return 1;
+        }
+        if (*ps->p != ',')
+                return *ps->p ? fail_at(ps, ps->p, "expected ',' or ')', got '%c'", *ps->p)
+                              : fail_at(ps, ps->p, "expected ',' or ')', got end of file");
+        ps->p++;
+        r = skip_space(ps);
+        if (r < 0)
+                return r;
+        if (*ps->p == ')')
+                return fail_at(ps, ps->p, "trailing ',' before ')'");
+        return 0;
+}
+
 /* "(" already consumed: "name: T, ..." is a struct, "name, ..." an enum,
  * and "()" an empty struct. */
 static int parse_struct_or_enum(struct parser *ps, unsigned depth, struct dp_varlink_type **ret) {
@@ -331,79 +395,14 @@ static int parse_struct_or_enum(struct parser *ps, unsigned depth, struct dp_var
         }
 
         for (bool first = true;; first = false) {
-                const char *at;
-                char *name = NULL, *doc;
-
-                r = skip_space(ps);
+                r = parse_struct_or_enum_item(ps, depth, t, &seen, first);
                 if (r < 0)
                         goto fail;
-                at = ps->p;
-                doc = take_doc(ps);
-                r = read_word(ps, "a field name", &name);
-                if (r < 0) {
-                        free(doc);
-                        goto fail;
-                }
-                if (!dp_varlink_field_name_is_valid(name)) {
-                        r = fail_at(ps, at, "invalid field name '%s'", name);
-                        free(name);
-                        free(doc);
-                        goto fail;
-                }
-                r = skip_space(ps);
-                if (r < 0) {
-                        free(name);
-                        free(doc);
-                        goto fail;
-                }
-                if (first)
-                        t->kind = *ps->p == ':' ? DP_VARLINK_TYPE_STRUCT : DP_VARLINK_TYPE_ENUM;
-
-                if (t->kind == DP_VARLINK_TYPE_STRUCT) {
-                        struct dp_varlink_type *field_type = NULL;
-
-                        r = expect(ps, ":");
-                        if (r >= 0)
-                                r = parse_type(ps, depth + 1, &field_type);
-                        if (r < 0) {
-                                free(name);
-                                free(doc);
-                                goto fail;
-                        }
-                        r = add_field(ps, t, &seen, at, name, doc, field_type);
-                } else {
-                        free(doc);
-                        if (*ps->p == ':') {
-                                r = fail_at(ps, ps->p, "a typed field in an enum");
-                                free(name);
-                                goto fail;
-                        }
-                        r = add_value(ps, t, &seen, at, name);
-                }
+                r = parse_item_separator(ps);
                 if (r < 0)
                         goto fail;
-
-                r = skip_space(ps);
-                if (r < 0)
-                        goto fail;
-                drop_doc(ps);           /* a comment after the last field documents nothing */
-                if (*ps->p == ')') {
-                        ps->p++;
+                if (r > 0)
                         break;
-                }
-                if (*ps->p != ',') {
-                        r = *ps->p ? fail_at(ps, ps->p, "expected ',' or ')', got '%c'", *ps->p)
-                                   : fail_at(ps, ps->p, "expected ',' or ')', got end of file");
-                        goto fail;
-                }
-                ps->p++;
-                r = skip_space(ps);
-                if (r < 0)
-                        goto fail;
-                if (*ps->p == ')') {
-                        r = fail_at(ps, ps->p, "trailing ',' before ')'");
-                        goto fail;
-                }
         }
 
         name_set_done(&seen);
@@ -427,11 +426,53 @@ static const struct {
         { "object", DP_VARLINK_TYPE_OBJECT },
 };
 
+/* The "string]" of a map type "[string]T", whose "[" at @at is consumed. */
+static int parse_map_key(struct parser *ps, const char *at) {
+        _cleanup_free_ char *word = NULL;
+        int r;
+
+        r = read_word(ps, "'string' in a map type", &word);
+        if (r < 0)
+                return r;
+        if (!streq(word, "string"))
+                return fail_at(ps, at + 1, "map keys must be 'string'");
+        return expect(ps, "]");
+}
+
+/* A builtin type's keyword, or the name of a type the interface defines. */
+static int parse_type_name(struct parser *ps, struct dp_varlink_type **ret) {
+        _cleanup_free_ char *word = NULL;
+        const char *at = ps->p;
+        struct dp_varlink_type *t;
+        size_t i = 0;
+        int r;
+
+        r = read_word(ps, "a type", &word);
+        if (r < 0)
+                return r;
+        while (i < DP_ARRAY_SIZE(builtin_types) && !streq(word, builtin_types[i].keyword))
+                i++;
+        if (i < DP_ARRAY_SIZE(builtin_types))
+                t = type_new(ps, builtin_types[i].kind);
+        else if (!dp_varlink_member_name_is_valid(word))
+                return fail_at(ps, at, "unknown type '%s'", word);
+        else {
+                t = type_new(ps, DP_VARLINK_TYPE_NAMED);
+                if (t) {
+                        t->line = line_of(ps, at);
+                        t->name = DP_TAKE_PTR(word);
+                }
+        }
+        if (!t)
+                return -ENOMEM;
+        *ret = t;
+        return 0;
+}
+
 static int parse_type(struct parser *ps, unsigned depth, struct dp_varlink_type **ret) {
         struct dp_varlink_type *t = NULL;
         bool nullable = false;
         const char *at;
-        char *word = NULL;
         int r;
 
         if (depth > TYPE_DEPTH_MAX)
@@ -459,15 +500,7 @@ static int parse_type(struct parser *ps, unsigned depth, struct dp_varlink_type 
                 r = parse_type(ps, depth + 1, &t->element);
         } else if (*ps->p == '[') {
                 ps->p++;
-                r = read_word(ps, "'string' in a map type", &word);
-                if (r < 0)
-                        return r;
-                if (!streq(word, "string")) {
-                        free(word);
-                        return fail_at(ps, at + 1, "map keys must be 'string'");
-                }
-                free(word);
-                r = expect(ps, "]");
+                r = parse_map_key(ps, at);
                 if (r < 0)
                         return r;
                 t = type_new(ps, DP_VARLINK_TYPE_MAP);
@@ -477,32 +510,8 @@ static int parse_type(struct parser *ps, unsigned depth, struct dp_varlink_type 
         } else if (*ps->p == '(') {
                 ps->p++;
                 r = parse_struct_or_enum(ps, depth, &t);
-        } else {
-                r = read_word(ps, "a type", &word);
-                if (r < 0)
-                        return r;
-                size_t i = 0;
-
-                while (i < DP_ARRAY_SIZE(builtin_types) && !streq(word, builtin_types[i].keyword))
-                        i++;
-                if (i < DP_ARRAY_SIZE(builtin_types))
-                        t = type_new(ps, builtin_types[i].kind);
-                else {
-                        if (!dp_varlink_member_name_is_valid(word)) {
-                                r = fail_at(ps, at, "unknown type '%s'", word);
-                                free(word);
-                                return r;
-                        }
-                        t = type_new(ps, DP_VARLINK_TYPE_NAMED);
-                        if (t) {
-                                t->line = line_of(ps, at);
-                                t->name = DP_TAKE_PTR(word);
-                        }
-                }
-                free(word);
-                if (!t)
-                        return -ENOMEM;
-        }
+        } else
+                r = parse_type_name(ps, &t);
         if (r < 0) {
                 type_free(t);
                 return r;
@@ -694,12 +703,71 @@ done:
         return r;
 }
 
+/* The interface's doc comment, "interface" and its name. */
+static int parse_interface_line(struct parser *ps, struct dp_varlink_interface *iface) {
+        _cleanup_free_ char *keyword = NULL;
+        const char *at;
+        int r;
+
+        r = skip_space(ps);
+        if (r < 0)
+                return r;
+        iface->doc = take_doc(ps);
+        at = ps->p;
+        r = read_word(ps, "'interface'", &keyword);
+        if (r < 0)
+                return r;
+        if (!streq(keyword, "interface"))
+                return fail_at(ps, at, "expected 'interface' first, got '%s'", keyword);
+        if (*ps->p != ' ' && *ps->p != '\t')
+                return fail_at(ps, ps->p, "expected a space after 'interface'");
+        r = skip_space(ps);
+        if (r < 0)
+                return r;
+        at = ps->p;
+        r = read_word(ps, "an interface name", &iface->name);
+        if (r < 0)
+                return r;
+        if (!dp_varlink_interface_name_is_valid(iface->name))
+                return fail_at(ps, at, "invalid interface name '%s'", iface->name);
+        return 0;
+}
+
+/* Every type, method and error up to the end of the text; at least one. */
+static int parse_members(struct parser *ps, struct dp_varlink_interface *iface) {
+        for (;;) {
+                struct dp_varlink_member *members;
+                int r;
+
+                r = skip_space(ps);
+                if (r < 0)
+                        return r;
+                if (*ps->p == '\0')
+                        break;
+
+                if (array_full(iface->n_members)) {
+                        members = realloc(iface->members, array_grown(iface->n_members) * sizeof(*members));
+                        if (!members)
+                                return -ENOMEM;
+                        iface->members = members;
+                }
+                members = iface->members;
+                members[iface->n_members] = (struct dp_varlink_member) {};
+                r = parse_member(ps, &members[iface->n_members]);
+                iface->n_members++;     /* freed with the interface even if half parsed */
+                if (r < 0)
+                        return r;
+        }
+
+        if (iface->n_members == 0)
+                return fail_at(ps, ps->p, "interface '%s' declares no types, methods or errors", iface->name);
+        return 0;
+}
+
 int dp_varlink_idl_parse(const char *text, struct dp_varlink_interface **ret,
                          struct dp_varlink_idl_error *ret_error) {
         struct parser ps = { .text = text, .p = text, .line_at = text, .line_no = 1, .error = ret_error };
         struct dp_varlink_interface *iface;
-        _cleanup_free_ char *keyword = NULL;
-        const char *at;
         int r;
 
         if (!text || !ret)
@@ -711,66 +779,12 @@ int dp_varlink_idl_parse(const char *text, struct dp_varlink_interface **ret,
         if (!iface)
                 return -ENOMEM;
 
-        r = skip_space(&ps);
-        if (r < 0)
-                goto finish;
-        iface->doc = take_doc(&ps);
-        at = ps.p;
-        r = read_word(&ps, "'interface'", &keyword);
-        if (r < 0)
-                goto finish;
-        if (!streq(keyword, "interface")) {
-                r = fail_at(&ps, at, "expected 'interface' first, got '%s'", keyword);
-                goto finish;
-        }
-        if (*ps.p != ' ' && *ps.p != '\t') {
-                r = fail_at(&ps, ps.p, "expected a space after 'interface'");
-                goto finish;
-        }
-        r = skip_space(&ps);
-        if (r < 0)
-                goto finish;
-        at = ps.p;
-        r = read_word(&ps, "an interface name", &iface->name);
-        if (r < 0)
-                goto finish;
-        if (!dp_varlink_interface_name_is_valid(iface->name)) {
-                r = fail_at(&ps, at, "invalid interface name '%s'", iface->name);
-                goto finish;
-        }
+        r = parse_interface_line(&ps, iface);
+        if (r >= 0)
+                r = parse_members(&ps, iface);
+        if (r >= 0)
+                r = check_interface(&ps, iface);
 
-        for (;;) {
-                struct dp_varlink_member *members;
-
-                r = skip_space(&ps);
-                if (r < 0)
-                        goto finish;
-                if (*ps.p == '\0')
-                        break;
-
-                if (array_full(iface->n_members)) {
-                        members = realloc(iface->members, array_grown(iface->n_members) * sizeof(*members));
-                        if (!members) {
-                                r = -ENOMEM;
-                                goto finish;
-                        }
-                        iface->members = members;
-                }
-                members = iface->members;
-                members[iface->n_members] = (struct dp_varlink_member) {};
-                r = parse_member(&ps, &members[iface->n_members]);
-                iface->n_members++;     /* freed with the interface even if half parsed */
-                if (r < 0)
-                        goto finish;
-        }
-
-        if (iface->n_members == 0) {
-                r = fail_at(&ps, ps.p, "interface '%s' declares no types, methods or errors", iface->name);
-                goto finish;
-        }
-        r = check_interface(&ps, iface);
-
-finish:
         free(ps.doc);
         if (r < 0) {
                 dp_varlink_interface_free(iface);
