@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cpu-list.h"
+#include "parse-util.h"
 
 static int parse_cpu(const char **p, int *cpu) {
-        char *end;
-        long v;
+        const char *end;
+        uint64_t v;
+        int r;
 
-        if (!isdigit((unsigned char) **p))
-                return -EINVAL;
-        errno = 0;
-        v = strtol(*p, &end, 10);
-        if (errno || v >= DP_CPU_MAX)
+        r = dp_parse_uint(*p, 10, &v, &end);
+        if (r < 0)
+                return r;       /* -EINVAL without a digit, -ERANGE past UINT64_MAX */
+        if (v >= DP_CPU_MAX)
                 return -ERANGE;
         *cpu = (int) v;
         *p = end;

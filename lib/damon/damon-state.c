@@ -13,6 +13,7 @@
 #include "damon-control.h"
 #include "fileio.h"
 #include "macro.h"
+#include "parse-util.h"
 
 #define STATE_VERSION 1
 #define STATE_MAX_SIZE (1024 * 1024)
@@ -148,16 +149,11 @@ int dp_damon_state_remove(const char *file) {
 /* ---- loading: strict, all or nothing ---- */
 
 static int parse_long(const char *v, long min, long max, long *ret) {
-        char *end;
-        long n;
+        long long n;
 
-        if (!((*v >= '0' && *v <= '9') || (*v == '-' && v[1] >= '0' && v[1] <= '9')))
+        if (dp_parse_int_in(v, min, max, &n) < 0)
                 return -EBADMSG;
-        errno = 0;
-        n = strtol(v, &end, 10);
-        if (errno || *end || n < min || n > max)
-                return -EBADMSG;
-        *ret = n;
+        *ret = (long) n;
         return 0;
 }
 

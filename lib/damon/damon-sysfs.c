@@ -12,6 +12,7 @@
 
 #include "damon-sysfs.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "damon-write.h"
 
 #define CREATE_FILE "kdamonds/nr_kdamonds"
@@ -204,36 +205,26 @@ int dp_damon_fs_read(struct dp_damon_fs *fs, const char *path, char *buf, size_t
 }
 
 int dp_damon_fs_read_u64(struct dp_damon_fs *fs, const char *path, uint64_t *ret) {
-        char buf[32], *end;
-        unsigned long long v;
+        char buf[32];
         int r;
 
         r = dp_damon_fs_read(fs, path, buf, sizeof(buf));
         if (r < 0)
                 return r;
-        if (buf[0] < '0' || buf[0] > '9')
+        if (dp_parse_uint(buf, 10, ret, NULL) < 0)
                 return fail(fs, path, -EBADMSG);
-        errno = 0;
-        v = strtoull(buf, &end, 10);
-        if (errno || *end)
-                return fail(fs, path, -EBADMSG);
-        *ret = v;
         return 0;
 }
 
 int dp_damon_fs_read_int(struct dp_damon_fs *fs, const char *path, int *ret) {
-        char buf[32], *end;
-        long v;
+        char buf[32];
+        long long v;
         int r;
 
         r = dp_damon_fs_read(fs, path, buf, sizeof(buf));
         if (r < 0)
                 return r;
-        if (!(buf[0] >= '0' && buf[0] <= '9') && !(buf[0] == '-' && buf[1] >= '0' && buf[1] <= '9'))
-                return fail(fs, path, -EBADMSG);
-        errno = 0;
-        v = strtol(buf, &end, 10);
-        if (errno || *end || v < INT_MIN || v > INT_MAX)
+        if (dp_parse_int_in(buf, INT_MIN, INT_MAX, &v) < 0)
                 return fail(fs, path, -EBADMSG);
         *ret = (int) v;
         return 0;

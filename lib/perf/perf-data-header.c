@@ -2,10 +2,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
+#include "parse-util.h"
 #include "perf-data-header.h"
 
 /* A header string at *@pos of @section: { u32 len; char s[len] }.  @text
@@ -86,14 +86,10 @@ int dp_perf_cpuid_string(const uint8_t *section, size_t size, char *buf, size_t 
 
 /* A decimal u32 at *@p, which moves past it. */
 static int parse_u32(const char **p, uint32_t *ret) {
-        unsigned long long v;
-        char *end;
+        const char *end;
+        uint64_t v;
 
-        if (!isdigit((unsigned char) **p))
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(*p, &end, 10);
-        if (errno || v > UINT32_MAX)
+        if (dp_parse_uint(*p, 10, &v, &end) < 0 || v > UINT32_MAX)
                 return -EINVAL;
         *ret = (uint32_t) v;
         *p = end;

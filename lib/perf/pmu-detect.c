@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "macro.h"
+#include "parse-util.h"
 #include "pmu.h"
 
 /*
@@ -250,8 +251,7 @@ static void read_event(struct dp_pmu *pmu, const char *dir, const char *name, ch
 }
 
 static void read_pmu(struct dp_pmu *pmu, const char *dir) {
-        char path[PATH_MAX], text[32], *end;
-        unsigned long type;
+        char path[PATH_MAX], text[32];
         int r;
 
         r = path_join(path, sizeof(path), dir, "type", NULL);
@@ -259,14 +259,8 @@ static void read_pmu(struct dp_pmu *pmu, const char *dir) {
                 r = read_text(path, text, sizeof(text));
         if (r < 0)
                 pmu_fail(pmu, r, "type: %s", strerror(-r));
-        else {
-                errno = 0;
-                type = strtoul(text, &end, 10);
-                if (errno || !isdigit((unsigned char) text[0]) || *end || type > UINT32_MAX)
-                        pmu_fail(pmu, -EBADMSG, "type: malformed \"%s\"", text);
-                else
-                        pmu->type = (uint32_t) type;
-        }
+        else if (dp_parse_u32_in(text, 0, UINT32_MAX, &pmu->type) < 0)
+                pmu_fail(pmu, -EBADMSG, "type: malformed \"%s\"", text);
         read_format(pmu, dir);
         read_caps(pmu, dir);
         read_cpus(pmu, dir);

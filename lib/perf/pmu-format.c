@@ -2,10 +2,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
+#include "parse-util.h"
 #include "pmu.h"
 
 /*
@@ -193,18 +193,16 @@ static int apply_term(const struct dp_pmu *pmu, const char *term, size_t len, st
 
         if (eq) {
                 size_t vlen = len - name_len - 1;
-                char *endp;
+                int r;
 
-                if (vlen == 0 || vlen >= sizeof(value_text) || !isdigit((unsigned char) eq[1]))
+                if (vlen == 0 || vlen >= sizeof(value_text))
                         return -EBADMSG;
                 memcpy(value_text, eq + 1, vlen);
                 value_text[vlen] = '\0';
-                errno = 0;
-                value = strtoull(value_text, &endp, 0);
-                if (errno == ERANGE)
-                        return -ERANGE;
-                if (*endp)
-                        return -EBADMSG;
+                /* Base 0: events/ strings write hex values as 0x... */
+                r = dp_parse_uint(value_text, 0, &value, NULL);
+                if (r < 0)
+                        return r == -ERANGE ? -ERANGE : -EBADMSG;
         }
         return dp_pmu_set_field(pmu, name, value, attr);
 }

@@ -5,16 +5,15 @@
  * the rules of arch/x86/events/amd/ibs.c so that a RAW-only capture and a
  * kernel-filled one describe an op the same way.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "decode-ibs.h"
 #include "macro.h"
 #include "mem-level.h"
+#include "parse-util.h"
 
 #define CAPS_OPDTLBPGSIZE (1u << 19)
 
@@ -38,16 +37,12 @@ static bool cache_hit_st_valid(const struct dp_ibs_cpu *cpu) {
 }
 
 static int parse_cpuinfo_number(const char *value, uint32_t *ret) {
-        unsigned long v;
-        char *end;
+        const char *end;
+        uint64_t v;
 
         while (*value == ' ' || *value == '\t')
                 value++;
-        if (!isdigit((unsigned char) *value))
-                return -EINVAL;
-        errno = 0;
-        v = strtoul(value, &end, 10);
-        if (errno != 0 || v > UINT32_MAX)
+        if (dp_parse_uint(value, 10, &v, &end) < 0 || v > UINT32_MAX)
                 return -EINVAL;
         while (*end == ' ' || *end == '\t')
                 end++;

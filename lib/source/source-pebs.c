@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "pmu.h"
 #include "decode-pebs.h"
+#include "parse-util.h"
 #include "source.h"
 
 /* After <linux/perf_event.h> (via pmu.h), so libpfm uses the kernel's attr. */
@@ -31,15 +31,12 @@
 /* The precise level: 2 unless the PMU says it can do less. */
 static int pebs_precise(const struct dp_pmu *pmu, unsigned *ret, struct dp_event_plan *plan) {
         const char *cap = dp_pmu_cap(pmu, "max_precise");
-        unsigned long max;
-        char *end;
+        uint64_t max;
 
         *ret = PEBS_PRECISE;
         if (!cap)
                 return 0;
-        errno = 0;
-        max = strtoul(cap, &end, 10);
-        if (errno || end == cap || *end)
+        if (dp_parse_uint(cap, 10, &max, NULL) < 0)
                 return dp_event_plan_note(plan, -EBADMSG, "%s: caps/max_precise is malformed (\"%s\")", pmu->name,
                                           cap);
         if (max == 0)

@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pmu.h"
+#include "parse-util.h"
 #include "source.h"
 
 /*
@@ -42,11 +42,7 @@ static int spe_period(const struct dp_pmu *pmu, const struct dp_source_options *
         const char *cap = dp_pmu_cap(pmu, "min_interval");
 
         if (cap) {
-                char *end;
-
-                errno = 0;
-                min_interval = strtoull(cap, &end, 10);
-                if (errno || end == cap || *end)
+                if (dp_parse_uint(cap, 10, &min_interval, NULL) < 0)
                         return dp_event_plan_note(plan, -EBADMSG, "%s: caps/min_interval is malformed (\"%s\")",
                                                   pmu->name, cap);
         } else
