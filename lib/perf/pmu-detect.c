@@ -2,7 +2,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "pmu.h"
@@ -27,22 +27,23 @@ static void closedirp(DIR **d) {
 #define _cleanup_closedir_ __attribute__((cleanup(closedirp)))
 
 /* Reads a small sysfs file into @buf, trailing whitespace trimmed.  -EFBIG
- * when it does not fit, so nothing is silently truncated. */
+ * when it does not fit, so nothing is silently truncated: the whole file, as
+ * read, must fit in @size - 1 bytes.  dp_read_file() refuses a symlink as the
+ * last component (-ELOOP); sysfs attributes never are one. */
 static int read_text(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = -1;
-        ssize_t n;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, size);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n >= size)
+        r = dp_read_file(path, &text, &len);
+        if (r < 0)
+                return r;
+        if (len >= size)
                 return -EFBIG;
-        while (n > 0 && isspace((unsigned char) buf[n - 1]))
-                n--;
-        buf[n] = '\0';
+        while (len > 0 && isspace((unsigned char) text[len - 1]))
+                len--;
+        memcpy(buf, text, len);
+        buf[len] = '\0';
         return 0;
 }
 
