@@ -44,13 +44,17 @@
 #include "test-workload.h"
 
 #define QUIET_DAMON "[DAMON]\nMode=off\n"
-/* What "served" means here: a GetStats round trip within 100 ms (300 in the
- * ASan build, where everything runs two to three times slower). */
-#if defined(__SANITIZE_ADDRESS__)
-#define SERVED_WITHIN_SEC 0.3
-#else
-#define SERVED_WITHIN_SEC 0.1
-#endif
+/* What "served" means here: a GetStats round trip within a second.  A call
+ * stuck behind a stalled thread would take the whole 2 s stall, while how
+ * fast an unblocked one is depends on the machine's load and the
+ * sanitizers, not on the daemon: the bound tells the two apart, not speeds. */
+#define SERVED_WITHIN_SEC 1.0
+
+/* How many loss reports one CPU may make in @seconds: the first at once,
+ * then at most one every ten seconds (LOSS_REPORT_INTERVAL_NS). */
+static size_t loss_reports_allowed(double seconds) {
+        return 1 + (size_t) (seconds / 10);
+}
 
 static int online_cpus(void) {
         return (int) sysconf(_SC_NPROCESSORS_ONLN);
@@ -312,10 +316,12 @@ START_TEST(test_kernel_ring_overflow) {
         struct dp_stats_reply s;
         struct test_daemon d;
         char pid_arg[32];
-        size_t reports = 0;
+        size_t reports = 0, allowed;
+        double started;
 
         test_workload_start_rate(&w, "20", NULL);
         snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", (int) w.pid);
+        started = test_now();
         test_daemon_start(&d, config, NULL, (const char *const[]) { pid_arg, NULL });
         test_daemon_wait_ready(&d);
         test_sleep(2.5);
@@ -327,8 +333,9 @@ START_TEST(test_kernel_ring_overflow) {
         ck_assert_double_lt(get_stats_round_trip(&d), SERVED_WITHIN_SEC);
         test_workload_stop(&w);
         ck_assert_int_eq(test_daemon_stop(&d), 0);
+        allowed = loss_reports_allowed(test_now() - started);
 
-        /* Each CPU that lost says so once (reports are ten seconds apart). */
+        /* Each CPU that lost says so once, and again only ten seconds later. */
         log = test_daemon_log(&d);
         for (size_t i = 0; i < s.n_cpus; i++) {
                 char needle[64];
@@ -336,7 +343,8 @@ START_TEST(test_kernel_ring_overflow) {
 
                 snprintf(needle, sizeof(needle), "CPU%lld: in the last ", (long long) s.cpus[i].cpu);
                 n = test_count_lines(log, needle);
-                ck_assert_msg(n <= 1, "CPU%lld reported its losses %zu times:\n%s", (long long) s.cpus[i].cpu, n, log);
+                ck_assert_msg(n <= allowed, "CPU%lld reported its losses %zu times:\n%s", (long long) s.cpus[i].cpu, n,
+                              log);
                 reports += n;
         }
         ck_assert_msg(reports >= 1, "no loss reported:\n%s", log);
@@ -384,12 +392,16 @@ START_TEST(test_queue_overflow_with_stalled_tracker) {
         struct test_workload w;
         struct test_daemon d;
         double slowest = 0, until;
+        unsigned served = 0;
         char pid_arg[32];
         pid_t tracker;
         int status;
+        double started;
+        size_t allowed;
 
         test_workload_start(&w, "20");
         snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", (int) w.pid);
+        started = test_now();
         test_daemon_start(&d, config, NULL, (const char *const[]) { pid_arg, NULL });
         test_daemon_wait_ready(&d);
         test_sleep(0.5);
@@ -399,13 +411,14 @@ START_TEST(test_queue_overflow_with_stalled_tracker) {
         ck_assert_int_eq(ptrace(PTRACE_SEIZE, tracker, NULL, NULL), 0);
         ck_assert_int_eq(ptrace(PTRACE_INTERRUPT, tracker, NULL, NULL), 0);
         ck_assert_int_eq(waitpid(tracker, &status, __WALL), tracker);
-        for (until = test_now() + 2; test_now() < until; test_sleep(0.2))
+        for (until = test_now() + 2; test_now() < until; test_sleep(0.2), served++)
                 slowest = DP_MAX(slowest, get_stats_round_trip(&d));
         test_daemon_stats(&d, &during);
         ck_assert_int_eq(ptrace(PTRACE_DETACH, tracker, NULL, NULL), 0);
 
         /* Held: the readers went on reading, and dropped what the queues could not take. */
         ck_assert_msg(slowest < SERVED_WITHIN_SEC, "a GetStats round trip took %.3f s while the tracker stalled", slowest);
+        ck_assert_msg(served >= 3, "only %u GetStats calls answered in the 2 s the tracker stalled", served);
         ck_assert_int_gt(during.totals.v[DP_C_CALLBACK], before.totals.v[DP_C_CALLBACK]);
         ck_assert_int_gt(during.totals.v[DP_C_WAKEUP], before.totals.v[DP_C_WAKEUP]);
         ck_assert_int_gt(during.totals.v[DP_C_OVERFLOW], before.totals.v[DP_C_OVERFLOW]);
@@ -419,13 +432,15 @@ START_TEST(test_queue_overflow_with_stalled_tracker) {
         test_stats_reconcile(&after);
         test_workload_stop(&w);
         ck_assert_int_eq(test_daemon_stop(&d), 0);
+        allowed = loss_reports_allowed(test_now() - started);
 
         log = test_daemon_log(&d);
         for (size_t i = 0; i < after.n_cpus; i++) {
                 char needle[64];
 
                 snprintf(needle, sizeof(needle), "CPU%lld: in the last ", (long long) after.cpus[i].cpu);
-                ck_assert_msg(test_count_lines(log, needle) <= 1, "CPU%lld: losses reported more than once:\n%s",
+                ck_assert_msg(test_count_lines(log, needle) <= allowed,
+                              "CPU%lld: losses reported more than once in ten seconds:\n%s",
                               (long long) after.cpus[i].cpu, log);
         }
         ck_assert_msg(test_count_lines(log, "samples dropped on a full queue") >= 1, "no overflow logged:\n%s", log);

@@ -675,20 +675,25 @@ START_TEST(test_connection_caps) {
 }
 END_TEST
 
+/* A timeout long beside the scheduling delays of a loaded machine: the
+ * loop runs in this process, so a test descheduled for longer than the
+ * margin between a check and the timeout would see it expire early. */
+#define IDLE_MS 1000
+
 START_TEST(test_idle_timeout) {
-        struct dp_varlink_server_settings settings = { .idle_timeout_usec = 300 * 1000 };
+        struct dp_varlink_server_settings settings = { .idle_timeout_usec = IDLE_MS * 1000 };
 
         /* an idle connection */
         fixture_start(&settings);
-        run_for(150);
+        run_for(IDLE_MS / 4);
         ck_assert_uint_eq(dp_varlink_server_n_connections(f->server), 1);
-        run_for(300);
+        run_for(IDLE_MS);
         expect_closed();
         fixture_stop();
 
         /* slowloris: a partial message trickling in does not keep it alive */
         fixture_start(&settings);
-        for (int i = 0; i < 12 && dp_varlink_server_n_connections(f->server) > 0; i++) {
+        for (int i = 0; i < 3 * IDLE_MS / 50 && dp_varlink_server_n_connections(f->server) > 0; i++) {
                 send(f->client, "{", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
                 run_for(50);
         }
@@ -697,18 +702,18 @@ START_TEST(test_idle_timeout) {
 
         /* regular calls restart the clock; an open call stops it */
         fixture_start(&settings);
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 8; i++) {
                 send_message("{\"method\":\"org.example.test.Echo\",\"parameters\":{\"text\":\"t\"}}");
-                run_for(100);
+                run_for(IDLE_MS / 4);
                 expect_reply("{\"parameters\":{\"text\":\"t\"}}");
         }
         send_message("{\"method\":\"org.example.test.Watch\",\"more\":true}");
-        run_for(700);
+        run_for(2 * IDLE_MS);
         ck_assert_uint_eq(dp_varlink_server_n_connections(f->server), 1);
         ck_assert_int_eq(reply_i(state.watch, 1, false), 0);
         state.watch = NULL;
         expect_reply("{\"parameters\":{\"i\":1}}");
-        run_for(450);
+        run_for(IDLE_MS * 3 / 2);
         expect_closed();
         fixture_stop();
 }

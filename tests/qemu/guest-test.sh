@@ -349,6 +349,9 @@ case_foreign() {
 
         start_workload
         start_daemon "$CONF/foreign.conf"
+        # Up first (start-up under TCG on a busy host can take seconds), then
+        # FOREIGN_WAIT seconds of the daemon beside the foreign kdamond.
+        wait_for 30 damonctl stats > /dev/null 2>&1 || true
         sleep "$FOREIGN_WAIT"
         if damonctl stats > /run/damonctl.out 2>&1; then
                 pass "damonctl stats exits 0"
