@@ -153,25 +153,26 @@ def quantile(values, q):
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def plot_scale(pixels):
-    """The brightness range the picture itself uses: its darkest and brightest rows."""
-    rows = [row_brightness(pixels, y) for y in range(60, 520, 2)]
+def plot_scale(pixels, x0):
+    """The brightness range the picture uses right of @x0: its darkest and brightest rows."""
+    rows = [row_brightness(pixels, y, x0) for y in range(60, 520, 2)]
     return min(rows), max(rows)
 
 
-def clearly_brighter(bright, dark, pixels):
-    """Whether rows @bright stand out from rows @dark, judged by ranks and
-    ratios against the picture's own scale rather than by a fixed gap: how
-    bright "hot" is depends on how fast the workload ran, which depends on
-    the machine's load and on the sanitizers.  Returns (ok, explanation)."""
-    low, high = plot_scale(pixels)
+def clearly_brighter(bright, dark, pixels, x0=PLOT_X0):
+    """Whether rows @bright stand out from rows @dark right of @x0, judged by
+    ranks and ratios against the scale that part of the picture uses rather
+    than by a fixed gap: how bright "hot" is depends on how fast the workload
+    ran, which depends on the machine's load and on the sanitizers.
+    Returns (ok, explanation)."""
+    low, high = plot_scale(pixels, x0)
     hot, cold = median(bright), median(dark)
     cold_p90 = quantile(dark, 0.9)
     # Typical hot row above nearly every cold row, twice as bright as the
     # typical cold one, and apart from it by a tenth of the picture's range.
     ok = hot > cold_p90 and hot >= 2 * max(cold, 1) and hot - cold >= 0.1 * (high - low)
     why = (f"median brightness {hot:.0f} of {len(bright)} rows against {cold:.0f} (90th percentile "
-           f"{cold_p90:.0f}) of {len(dark)} rows; the picture's rows range {low:.0f}-{high:.0f}")
+           f"{cold_p90:.0f}) of {len(dark)} rows; the rows there range {low:.0f}-{high:.0f}")
     return ok, why
 
 
@@ -270,15 +271,22 @@ def workload_capture(damonctl, workload, browser, work):
 
     rows = svg_rows(svg)
     inside = lambda area: [y for start, end, y in rows if area[0] <= start and end <= area[1]]
-    hot_rows, cold_rows = inside(areas["hot"]), inside(areas["cold"])
+    # The heatmap colours the tracker's adaptive regions, whose edges settle
+    # over a few aggregations (a starved workload gives them fewer samples to
+    # settle by): cold rows within the hot area's size of it may share a
+    # region with it.  The far part of the cold area must be dark.
+    reach = HOT_MIB << 20
+    far_cold = (areas["cold"][0], min(areas["cold"][1], areas["hot"][0] - reach))
+    hot_rows, cold_rows = inside(areas["hot"]), inside(far_cold)
     if len(hot_rows) < 4 or len(cold_rows) < 12:
         sys.exit(f"{len(hot_rows)} rows inside the hot area, {len(cold_rows)} inside the cold one")
     # The later half of the run: the cold area's first touch (a bright
     # diagonal at the start) is long over, the hot area is faulted on.
     middle = (PLOT_X0 + PLOT_X1) // 2
     ok, why = clearly_brighter([row_brightness(pixels, y, middle) for y in hot_rows],
-                               [row_brightness(pixels, y, middle) for y in cold_rows], pixels)
-    print(f"workload pid {areas['pid']}, the run's later half, hot area against cold area: {why}")
+                               [row_brightness(pixels, y, middle) for y in cold_rows], pixels, middle)
+    print(f"workload pid {areas['pid']}, the run's later half, hot area against the cold area beyond "
+          f"{HOT_MIB} MiB of it: {why}")
     if not ok:
         sys.exit("the hot area is not where the heatmap is hot")
 
