@@ -96,7 +96,7 @@ static bool ring_write(struct producer *p, const struct fault_record *rec) {
 static void reader_drain(struct producer *p) {
         dp_ring_reader_drain(&p->reader);
         dp_counters_publish(&p->channel->stats, DP_OWNER_READER, &p->reader.counters);
-        channel_wake_if_full(p->channel);
+        channel_wake_if_needed(p->channel);
 }
 
 static void *producer_main(void *arg) {

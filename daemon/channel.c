@@ -37,9 +37,43 @@ void channel_set_wake_fd(struct channel *c, int fd) {
         atomic_store_explicit(&c->wake_fd, fd, memory_order_relaxed);
 }
 
-void channel_wake_if_full(const struct channel *c) {
+void channel_wake_if_needed(struct channel *c) {
         int fd = atomic_load_explicit(&c->wake_fd, memory_order_relaxed);
+        size_t depth;
 
-        if (fd >= 0 && c->queue && dp_spsc_depth_producer(c->queue) > dp_spsc_capacity(c->queue) / 2)
+        if (fd < 0 || !c->queue)
+                return;
+        depth = dp_spsc_depth_producer(c->queue);
+        if (depth > dp_spsc_capacity(c->queue) / 2) {
                 (void) eventfd_write(fd, 1);
+                return;
+        }
+        if (depth == 0)
+                return;
+        /* The queue's head was published (release) before this load of the
+         * mark: a full fence keeps the two in order, so that either the
+         * consumer sees the samples or this sees its mark (and mark_idle()
+         * does the same from its side). */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&c->consumer_idle, memory_order_relaxed) &&
+            atomic_exchange(&c->consumer_idle, false))
+                (void) eventfd_write(fd, 1);
+}
+
+bool channels_mark_idle(struct channel *channels, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                atomic_store(&channels[i].consumer_idle, true);
+        /* The marks before the queues' heads (see channel_wake_if_needed()). */
+        atomic_thread_fence(memory_order_seq_cst);
+        for (size_t i = 0; i < n; i++)
+                if (channels[i].queue && dp_spsc_depth_consumer(channels[i].queue) > 0) {
+                        channels_clear_idle(channels, n);
+                        return false;
+                }
+        return true;
+}
+
+void channels_clear_idle(struct channel *channels, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                atomic_store_explicit(&channels[i].consumer_idle, false, memory_order_relaxed);
 }

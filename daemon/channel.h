@@ -15,6 +15,7 @@
  */
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "counters.h"
@@ -29,8 +30,13 @@ struct channel {
          * could not be allocated. */
         struct dp_spsc *queue;
         /* The consumer's eventfd, written by the producer when the queue passes
-         * half full (channel_wake_if_full()); -1 without a consumer. */
+         * half full or the consumer sleeps idle (channel_wake_if_needed());
+         * -1 without a consumer. */
         atomic_int wake_fd;
+        /* Set by the consumer before a sleep with nothing to do, so that the
+         * first batch after a quiet spell wakes it instead of waiting out
+         * the sleep; cleared by whoever wakes it. */
+        atomic_bool consumer_idle;
         /* Each owner's counters (dp_counters_publish()) and the CPU's state.
          * Cache-line aligned, which makes struct channel so too. */
         struct dp_cpu_stats stats;
@@ -52,6 +58,15 @@ void channels_free(struct channel *channels, size_t n);
 void channel_set_wake_fd(struct channel *c, int fd);
 
 /* Producer side, after each batch: wakes the consumer when the queue is past
- * half full, sooner than its sleep would end (one test, no syscall,
- * otherwise). */
-void channel_wake_if_full(const struct channel *c);
+ * half full, or when it sleeps idle and the batch brought samples (a test
+ * or two, no syscall, otherwise). */
+void channel_wake_if_needed(struct channel *c);
+
+/* Consumer side: whether it may sleep idle now.  Marks every channel idle,
+ * then looks at the queues once more: true when all are empty, so that a
+ * batch pushed meanwhile cannot go unnoticed; false (and the marks cleared)
+ * otherwise. */
+bool channels_mark_idle(struct channel *channels, size_t n);
+
+/* Consumer side, on waking: the marks cleared. */
+void channels_clear_idle(struct channel *channels, size_t n);

@@ -4,7 +4,8 @@
  * and the queue's producer side stay in that CPU's cache, and a CPU that
  * fails or goes away affects nobody else.  It sleeps in epoll until the
  * kernel's wakeup watermark is reached, the poll interval passes, or the
- * daemon stops; each wakeup handles the whole ring in one batch.  All it
+ * daemon stops; each wakeup handles the whole ring in one batch.  A quiet
+ * CPU's reader polls ever less often (next_poll_ms()).  All it
  * shares with the tracker is its CPU's channel (channel.h).
  */
 #include <errno.h>
@@ -20,6 +21,15 @@
 #include "time-util.h"
 
 #define LOST_READ_INTERVAL_NS 1000000000ull
+/* A reader whose CPU is quiet polls its ring ever less often, up to this:
+ * the kernel's wakeup watermark still wakes it at once for a burst.  The
+ * poll interval only bounds how late a trickle of samples, too few to reach
+ * the watermark, reaches the tracker: after a quiet spell the first of them
+ * may be counted in a later aggregation than their own. */
+#define QUIET_POLL_MAX_MS 1000
+/* A drain that brings at least this many samples counts as busy: back to the
+ * configured poll interval. */
+#define BUSY_DRAIN_SAMPLES 16
 
 /* The kernel's lost count; true when the event's time_enabled stood still
  * since the last call: the kernel detached it, its CPU went offline (perhaps
@@ -34,10 +44,23 @@ static bool read_event(struct sampler *s) {
         return now.has_time_enabled && dp_event_liveness_stalled(&s->liveness, now.time_enabled);
 }
 
-static void drain_and_publish(struct sampler *s, bool stopping) {
+/* The poll interval after a drain that brought @drained samples: the
+ * configured one while samples flow, doubling while the ring stays empty. */
+static uint32_t next_poll_ms(const struct sampler *s, uint32_t poll_ms, uint64_t drained) {
+        if (drained >= BUSY_DRAIN_SAMPLES)
+                return s->poll_ms;
+        if (drained > 0)
+                return poll_ms;
+        return DP_MIN(DP_MAX(poll_ms, s->poll_ms) * 2, DP_MAX((uint32_t) QUIET_POLL_MAX_MS, s->poll_ms));
+}
+
+/* Returns how many samples the drain brought. */
+static uint64_t drain_and_publish(struct sampler *s, bool stopping) {
+        uint64_t before = s->reader.counters.v[DP_C_CALLBACK];
+
         dp_ring_reader_drain(&s->reader);
         dp_counters_publish(&s->channel->stats, DP_OWNER_READER, &s->reader.counters);
-        channel_wake_if_full(s->channel);
+        channel_wake_if_needed(s->channel);
         /* A truncated AUX stretch made the kernel disable the event; the drain
          * has made room, so sampling may go on. */
         if (s->reader.aux.rearm) {
@@ -50,12 +73,14 @@ static void drain_and_publish(struct sampler *s, bool stopping) {
                                             s->channel->cpu, strerror(-r));
                 }
         }
+        return s->reader.counters.v[DP_C_CALLBACK] - before;
 }
 
 static void *reader_main(void *arg) {
         struct sampler *s = arg;
         struct epoll_event ev, events[2];
         uint64_t next_lost_read = 0;
+        uint32_t poll_ms = s->poll_ms;
         enum dp_cpu_step failed_step = DP_STEP_RUN;
         char name[16];
         cpu_set_t set;
@@ -88,7 +113,7 @@ static void *reader_main(void *arg) {
         sampler_transition(s, DP_CPU_RUNNING, DP_STEP_NONE, 0);
         while (!atomic_load_explicit(s->stop, memory_order_acquire) &&
                !atomic_load_explicit(&s->halt, memory_order_acquire)) {
-                int n = epoll_wait(ep, events, 2, (int) s->poll_ms);
+                int n = epoll_wait(ep, events, 2, (int) poll_ms);
                 bool hangup = false;
 
                 if (n < 0 && errno != EINTR) {
@@ -99,7 +124,7 @@ static void *reader_main(void *arg) {
                         if (events[i].data.fd == s->fd && (events[i].events & (EPOLLHUP | EPOLLERR)))
                                 hangup = true;
 
-                drain_and_publish(s, false);
+                poll_ms = next_poll_ms(s, poll_ms, drain_and_publish(s, false));
                 if (dp_now_ns(CLOCK_MONOTONIC) >= next_lost_read) {
                         if (read_event(s)) {
                                 log_info("CPU%d: its perf event stopped counting time: the kernel detached it",

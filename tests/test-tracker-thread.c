@@ -115,12 +115,23 @@ static double drained_within(struct rig *r, size_t i, double limit) {
         return now_s() - t0;
 }
 
+/* Until the thread's first pass has begun (its heartbeat is stamped at the
+ * start of each), then a moment more for it to fall asleep: a first pass
+ * after samples were queued would take them all, there being no sampling
+ * clock yet. */
+static void wait_first_pass(struct rig *r) {
+        for (double t0 = now_s(); tracker_thread_heartbeat_ns(r->tt) == 0 && now_s() - t0 < 5;)
+                sleep_s(0.005);
+        ck_assert_uint_ne(tracker_thread_heartbeat_ns(r->tt), 0);
+        sleep_s(0.05);
+}
+
 START_TEST(test_sleeps_until_due) {
         struct rig *r = rig_start();
 
-        sleep_s(0.1);                           /* past its first pass, asleep */
+        wait_first_pass(r);                     /* past its first pass, asleep */
         produce(r, 0, QUEUE / 4);               /* below half: nobody wakes it */
-        channel_wake_if_full(&r->channels[0]);
+        channel_wake_if_needed(&r->channels[0]);
         sleep_s(0.3);
         ck_assert_uint_eq(depth(r, 0), QUEUE / 4);
         /* It comes by itself, once the aggregation is due (1 s, plus the lag). */
@@ -133,9 +144,9 @@ START_TEST(test_half_full_wakes_it) {
         struct rig *r = rig_start();
         double took;
 
-        sleep_s(0.1);
+        wait_first_pass(r);
         produce(r, 1, QUEUE / 2 + 1);
-        channel_wake_if_full(&r->channels[1]);
+        channel_wake_if_needed(&r->channels[1]);
         took = drained_within(r, 1, 5);
         ck_assert_uint_eq(depth(r, 1), 0);
         /* Its own sleep would end a second or more later. */
@@ -148,7 +159,7 @@ START_TEST(test_stop_does_not_wait_out_the_sleep) {
         struct rig *r = rig_start();
         double t0;
 
-        sleep_s(0.1);
+        wait_first_pass(r);
         produce(r, 0, 10);
         t0 = now_s();
         tracker_thread_stop(r->tt);
@@ -177,6 +188,29 @@ static double wait_aggregations(struct rig *r, uint64_t n) {
         ck_assert_uint_eq(made, n);
         return now_s();
 }
+
+/* Nothing sampled: once an aggregation closed empty, the thread closes no
+ * more and marks its channels idle; the first batch pushed wakes it (the
+ * producer clears the mark as it writes the wake fd), and it goes on. */
+START_TEST(test_idle_until_a_batch) {
+        struct rig *r = rig_start_polling(100);
+        uint64_t made = 0;
+
+        wait_aggregations(r, 1);
+        sleep_s(2.5);                           /* two and a half aggregations, nothing sampled */
+        ck_assert_int_eq(tracker_thread_with_snapshot(r->tt, count_aggregations, &made), 0);
+        ck_assert_uint_eq(made, 1);
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert(atomic_load(&r->channels[i].consumer_idle));
+
+        produce(r, 0, 10);                      /* far below half full */
+        channel_wake_if_needed(&r->channels[0]);
+        ck_assert(!atomic_load(&r->channels[0].consumer_idle));
+        ck_assert_double_lt(drained_within(r, 0, 5), 5);
+        wait_aggregations(r, 2);
+        rig_free(r);
+}
+END_TEST
 
 /* Samples of the aggregation after next wait in their queue for the tick
  * that opens it (dp_tracker_open_prefix()), and then count in their own
@@ -224,6 +258,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_sleeps_until_due);
         tcase_add_test(tc, test_half_full_wakes_it);
         tcase_add_test(tc, test_stop_does_not_wait_out_the_sleep);
+        tcase_add_test(tc, test_idle_until_a_batch);
         tcase_add_test(tc, test_samples_ahead_wait_for_their_aggregation);
         suite_add_tcase(s, tc);
         return s;
