@@ -21,13 +21,20 @@
  * due (plus the lag its samples may have), the next maps refresh, or the
  * fullest queue fills to a quarter at the rate it last filled (no sooner than
  * SLEEP_MIN_NS).  A reader whose queue passes half full wakes the tracker at
- * once (channel_wake_if_full()), as do reloads and stop, so a burst
+ * once (channel_wake_if_needed()), as do reloads and stop, so a burst
  * cannot overflow a queue however long the sleep.  On a virtual machine a
  * sleep and wakeup costs 20-30 us of CPU, as much as draining a few thousand
  * samples: at moderate rates this is one pass per aggregation interval
  * (bench/bench-overflow checks the queues at 1M samples/s per CPU). */
 #define SLEEP_MIN_NS 10000000ull
 #define SLEEP_MAX_NS 1000000000ull              /* a heartbeat at least this often */
+/* With nothing sampled since the last aggregation closed (which then had no
+ * sample either), the thread sleeps this long, marked idle on every channel:
+ * the first batch a reader pushes wakes it.  No aggregation closes while it
+ * is idle; the next tick closes the whole quiet spell as one, and the maps
+ * of targets nobody samples are not re-read.  What it costs when nothing
+ * happens is this heartbeat (the watchdog's proof of life). */
+#define SLEEP_IDLE_NS SLEEP_MAX_NS
 /* While a Monitor() client takes sampled records (the first of each batch),
  * passes come at least this often, so that it gets a steady stream. */
 #define SLEEP_MAX_MONITORED_NS 40000000ull
@@ -74,6 +81,8 @@ struct tracker_thread {
         uint64_t next_refresh_ns;
         uint64_t refresh_round;
         uint64_t last_pass_ns;                  /* for the fill rate of the queues */
+        uint64_t aggr_samples;                  /* drained since the last aggregation closed */
+        bool quiet;                             /* the last aggregation closed had no sample */
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
         struct dp_tracker_snapshot published;
@@ -344,6 +353,20 @@ static void wake(struct tracker_thread *t) {
                 (void) eventfd_write(t->wake_fd, 1);
 }
 
+/* Sleeps idle, and returns true, when nothing was sampled since a quiet
+ * aggregation closed and nobody waits for the thread: no reload, no refresh
+ * asked, no Monitor() client. */
+static bool rest_idle(struct tracker_thread *t) {
+        if (!t->quiet || t->aggr_samples > 0 || atomic_load(&t->pending_set) ||
+            atomic_load(&t->refresh_requested) || event_hub_sample_rate(t->hub) > 0 ||
+            !channels_mark_idle(t->channels, t->n))
+                return false;
+        sleep_or_wake(t, SLEEP_IDLE_NS);
+        channels_clear_idle(t->channels, t->n);
+        t->last_pass_ns = 0;
+        return true;
+}
+
 static void *tracker_main(void *arg) {
         struct tracker_thread *t = arg;
 
@@ -359,14 +382,17 @@ static void *tracker_main(void *arg) {
                         apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
-                (void) drain_all(t, stopping, &fullest);
+                t->aggr_samples += drain_all(t, stopping, &fullest);
                 now = dp_now_ns(CLOCK_MONOTONIC);
+                if (!stopping && rest_idle(t))
+                        continue;
 
                 /* Close an aggregation only once every sample of it can have been
                  * drained: samples wait up to poll_ms in the ring, then in the queue. */
                 if (dp_tracker_tick(t->tracker, now > t->tick_lag_ns ? now - t->tick_lag_ns : 0)) {
                         /* What waited for the aggregation that opened. */
-                        (void) drain_all(t, stopping, &more);
+                        t->quiet = t->aggr_samples == 0;
+                        t->aggr_samples = drain_all(t, stopping, &more);
                         fullest += more;
                         adopt_unknown(t);
                         publish_snapshot(t);
