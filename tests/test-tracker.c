@@ -269,6 +269,71 @@ START_TEST(test_tick_and_aggregation) {
 }
 END_TEST
 
+/* A target with no sample in an aggregation or the one before is left alone
+ * when the next closes (its regions as they were, at no cost per close),
+ * and its ages count the closes all the same, shown and once sampled again. */
+START_TEST(test_quiet_target_ages_lazily) {
+        _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
+        struct dp_range r[] = { R(0, P(100)) };
+        struct dp_tracker_snapshot snap = {};
+        struct dp_counter_values c = {};
+        const struct dp_region *regions;
+        struct dp_region before[64];
+        uint64_t now = 0;
+        size_t n, n_before;
+
+        ck_assert_int_eq(dp_tracker_add_target(t, 1, r, 1), 0);
+        ck_assert_int_eq(dp_tracker_add_target(t, 2, r, 1), 0);
+        ck_assert(!dp_tracker_tick(t, now));
+        /* Ten aggregations: pid 1 sampled in each, pid 2 never. */
+        for (int aggr = 0; aggr < 10; aggr++)
+                for (int epoch = 0; epoch < 20; epoch++) {
+                        struct dp_sample s = vsample(1, P(epoch * 5));
+
+                        dp_tracker_account(t, &s, &c);
+                        now += 5 * MS;
+                        (void) dp_tracker_tick(t, now);
+                }
+        ck_assert_uint_eq(dp_tracker_nr_aggregations(t), 10);
+
+        /* pid 2 was last aggregated at the second close: its regions stand. */
+        ck_assert_int_eq(dp_tracker_target_regions(t, 2, &regions, &n), 0);
+        ck_assert_uint_le(n, DP_ARRAY_SIZE(before));
+        memcpy(before, regions, n * sizeof(*regions));
+        n_before = n;
+        for (int epoch = 0; epoch < 20; epoch++) {
+                now += 5 * MS;
+                (void) dp_tracker_tick(t, now);
+        }
+        ck_assert_int_eq(dp_tracker_target_regions(t, 2, &regions, &n), 0);
+        ck_assert_uint_eq(n, n_before);
+        ck_assert_int_eq(memcmp(before, regions, n * sizeof(*regions)), 0);
+
+        /* Shown: eleven closes since it was added, none with an access. */
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        for (size_t i = 0; i < snap.nr_targets; i++)
+                if (snap.targets[i].tgid == 2)
+                        for (size_t k = 0; k < snap.targets[i].nr_regions; k++)
+                                ck_assert_uint_ge(snap.regions[snap.targets[i].first_region + k].age, 10);
+
+        /* Sampled again: the closes it missed are in its ages. */
+        {
+                struct dp_sample s = vsample(2, P(0));
+
+                dp_tracker_account(t, &s, &c);
+        }
+        for (int epoch = 0; epoch < 20; epoch++) {
+                now += 5 * MS;
+                (void) dp_tracker_tick(t, now);
+        }
+        ck_assert_int_eq(dp_tracker_target_regions(t, 2, &regions, &n), 0);
+        for (size_t k = 0; k < n; k++)
+                if (regions[k].last_nr_accesses == 0)
+                        ck_assert_uint_ge(regions[k].age, 10);
+        dp_tracker_snapshot_free(&snap);
+}
+END_TEST
+
 /* The time the tracker says the aggregation is due is exactly when a tick
  * closes it, however irregular the ticks before it, late ones included. */
 START_TEST(test_aggregation_due) {
@@ -945,6 +1010,7 @@ static Suite *tracker_suite(void) {
         tcase_add_test(tc, test_match_and_miss_reasons);
         tcase_add_test(tc, test_one_update_per_epoch);
         tcase_add_test(tc, test_tick_and_aggregation);
+        tcase_add_test(tc, test_quiet_target_ages_lazily);
         tcase_add_test(tc, test_aggregation_due);
         tcase_add_test(tc, test_sample_time_slots);
         tcase_add_test(tc, test_open_prefix);

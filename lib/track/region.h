@@ -104,6 +104,10 @@ void dp_region_set_done(struct dp_region_set *s);
 int dp_region_set_update_ranges(struct dp_region_set *s, const struct dp_range *ranges, size_t n,
                                 const struct dp_region_limits *l);
 
+/* Adds @n aggregations to every region's age (saturating): aggregations
+ * that closed while the set was left alone. */
+void dp_region_set_add_age(struct dp_region_set *set, uint64_t n);
+
 /*
  * One aggregation: update ages, merge similar neighbours (adaptive
  * threshold, region count kept >= min and brought <= max), roll the current

@@ -16,6 +16,13 @@ struct dp_target {
         uint32_t tgid;
         size_t index;                   /* in dp_tracker.targets */
         struct dp_region_set set;
+        /* Quiet targets age lazily: an aggregation that closes with no sample
+         * of a target in it or in the one before is not applied to it (its
+         * regions stand as they are, at no cost); the closes it missed are
+         * added to its ages when it is sampled again, and to the ages shown
+         * meanwhile. */
+        uint64_t sampled_aggr;          /* nr_aggregations when it last matched a sample */
+        uint64_t aggregated_at;         /* nr_aggregations after its last aggregation */
 };
 
 struct target_slot {
@@ -224,6 +231,7 @@ int dp_tracker_add_target(struct dp_tracker *t, uint32_t tgid, const struct dp_r
 
         target->tgid = tgid;
         target->index = t->nr_targets;
+        target->sampled_aggr = target->aggregated_at = t->nr_aggregations;
         t->targets[t->nr_targets++] = target;
         insert_slot(t, target);
         if (t->mode == DP_TRACKER_PADDR)
@@ -423,6 +431,7 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
         }
 
         region->nr_samples++;
+        target->sampled_aggr = t->nr_aggregations;
         return count_access(t, region, s->time);
 
 missed:
@@ -554,9 +563,17 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns) {
         if (t->epoch < t->next_aggr_epoch)
                 return false;
 
-        for (size_t i = 0; i < t->nr_targets; i++)
-                if (dp_region_set_aggregate(&t->targets[i]->set, &t->limits, &t->rng) < 0)
+        for (size_t i = 0; i < t->nr_targets; i++) {
+                struct dp_target *target = t->targets[i];
+
+                /* Quiet since before the last close, which zeroed its rates. */
+                if (target->sampled_aggr + 1 < t->nr_aggregations)
+                        continue;
+                dp_region_set_add_age(&target->set, t->nr_aggregations - target->aggregated_at);
+                if (dp_region_set_aggregate(&target->set, &t->limits, &t->rng) < 0)
                         t->split_failures++;
+                target->aggregated_at = t->nr_aggregations + 1;
+        }
         t->next_aggr_epoch = t->epoch + t->limits.max_nr_accesses;
         /* The new aggregation starts with the sampling interval now running. */
         t->window_start_ns = t->next_sample_ns - t->config.sample_interval_ns;
@@ -636,6 +653,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
 
         for (size_t i = 0; i < t->nr_targets; i++) {
                 const struct dp_region_set *set = &t->targets[i]->set;
+                uint64_t missed = t->nr_aggregations - t->targets[i]->aggregated_at;
 
                 snap->targets[i] = (struct dp_snapshot_target) {
                         .tgid = t->targets[i]->tgid,
@@ -654,7 +672,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                                 .nr_samples = reg->nr_samples,
                                 .last_nr_accesses = reg->last_nr_accesses,
                                 .nr_accesses = reg->nr_accesses,
-                                .age = reg->age,
+                                .age = (uint32_t) DP_MIN((uint64_t) reg->age + missed, UINT32_MAX),
                         };
                 }
         }
