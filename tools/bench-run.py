@@ -344,9 +344,10 @@ def perf_window_samples(path, t0, t1):
     return n
 
 
-def live_pair(a, warm, win, hot_mib, rate):
-    """One round: damon-perfd, then perf record, each alone on its own run of the
-    workload; CPU time per sample of each over a @win s window after @warm s."""
+def live_pair(a, warm, win, hot_mib, rate, perf_extra=()):
+    """One round: damon-perfd, then perf record (with @perf_extra), each alone on
+    its own run of the workload; CPU time per sample of each over a @win s
+    window after @warm s."""
     res = {}
     # damon-perfd, sampling every CPU and tracking every process, as shipped.
     wl = start_workload(a.build, warm + win + 10, hot_mib, rate)
@@ -372,8 +373,8 @@ def live_pair(a, warm, win, hot_mib, rate):
     # perf record, the same way, on the same workload.
     path = os.path.join(a.tmp, "live.perf.data")
     wl = start_workload(a.build, warm + win + 10, hot_mib, rate)
-    perf = subprocess.Popen(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-a", "-k", "mono",
-                             "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    perf = subprocess.Popen(["perf", "record", "-q", *perf_extra, "-e", "page-faults", "-c", "1", "-d", "-a",
+                             "-k", "mono", "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(warm)
         c0 = cpu_now(perf.pid)
@@ -393,11 +394,11 @@ def live_pair(a, warm, win, hot_mib, rate):
     return res
 
 
-def live_rounds(a, hot_mib, rate, label):
+def live_rounds(a, hot_mib, rate, label, perf_extra=()):
     """--reps rounds of live_pair(); medians of each side and their ratio."""
     rounds = []
     for i in range(a.reps):
-        r = live_pair(a, 2.0, a.live, hot_mib, rate)
+        r = live_pair(a, 2.0, a.live, hot_mib, rate, perf_extra)
         rounds.append(r)
         log("   %s round %d/%d: damon-perfd %.1f ns (%.0fk samples/s), perf record %.1f ns (%.0fk/s)"
             % (label, i + 1, a.reps, r["daemon"]["ns_per_sample"], r["daemon"]["samples_per_s"] / 1e3,
@@ -428,6 +429,68 @@ def bench_live(a, raw):
                 low_ours, "ns", low_peer, "perf record, same", low_ours / low_peer, "<= 1.0x (info)", None),
             row("all-in daemon CPU per sample, steady state", ours, "ns", budget,
                 "kernel budget (2.5 us at 100k/s, 25%)", ours / budget, "<= 100 ns", ours <= 100)]
+
+
+# Fault rates of the workload for the cost-at-every-rate rows: (hot area in
+# MiB, passes a second); faults/s = pages of the hot area x passes.  The last
+# asks for more than one core can fault: it runs as fast as it goes.
+RATES = [("2k", 1, 8), ("20k", 1, 78), ("200k", 8, 98), ("1M", 64, 61)]
+PERF_CHEAPEST = ("-B", "-N")        # no build-id collection: perf record's cheapest form
+
+
+def bench_rates(a, raw):
+    """CPU per sample at fixed sampling rates beside perf record -B -N: where
+    fixed costs (wake-ups, aggregations, /proc reads) would show."""
+    rows, res = [], {}
+    for name, hot_mib, rate in RATES:
+        r = live_rounds(a, hot_mib, rate, "rate " + name, PERF_CHEAPEST)
+        res[name] = r
+        ours, peer = r["ns_per_sample_median"], r["perf_record_ns_per_sample_median"]
+        rows.append(row("steady-state CPU per sample, %s faults/s asked (%.1fk/s reached)"
+                        % (name, r["samples_per_s_median"] / 1e3), ours, "ns", peer,
+                        "perf record -B -N -e page-faults -c 1 -d -a", ours / peer, "<= 1.0x", ours / peer <= 1.0))
+    raw["rates"] = res
+    return rows
+
+
+def idle_cpu(pid, seconds):
+    c0 = cpu_now(pid)
+    time.sleep(seconds)
+    c1 = cpu_now(pid)
+    dt = c1["t"] - c0["t"]
+    return {"seconds": dt, "cpu_ms_per_s": (c1["schedstat"] - c0["schedstat"]) * 1e3 / dt,
+            "by_thread_ms_per_s": {k: (v - c0["threads"].get(k, 0)) * 1e3 / dt for k, v in c1["threads"].items()}}
+
+
+def bench_idle(a, raw):
+    """CPU a second with nothing but the machine's own background faults: the
+    daemon as shipped (every CPU, every process), beside perf record -B -N."""
+    d = Daemon(a.build, a.tmp, "idle")
+    try:
+        d.start()
+        d.wait_ready()
+        time.sleep(3)
+        ours = idle_cpu(d.proc.pid, a.idle)
+        samples = d.damonctl("stats")["totals"]["callback"]
+    finally:
+        d.stop()
+    path = os.path.join(a.tmp, "idle.perf.data")
+    perf = subprocess.Popen(["perf", "record", "-q", *PERF_CHEAPEST, "-e", "page-faults", "-c", "1", "-d", "-a",
+                             "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(3)
+        peer = idle_cpu(perf.pid, a.idle)
+    finally:
+        stop(perf, signal.SIGINT, timeout=120)
+        os.unlink(path)
+    raw["idle"] = {"daemon": ours, "perf_record": peer, "daemon_samples_total": samples}
+    log("   idle: damon-perfd %.3f ms/s %s, perf record %.3f ms/s"
+        % (ours["cpu_ms_per_s"], {k: round(v, 3) for k, v in ours["by_thread_ms_per_s"].items()},
+           peer["cpu_ms_per_s"]))
+    return [row("idle: CPU a second over %.0f s (every CPU sampled, background faults only)" % ours["seconds"],
+                ours["cpu_ms_per_s"], "ms/s", peer["cpu_ms_per_s"], "perf record -B -N, same",
+                ours["cpu_ms_per_s"] / max(peer["cpu_ms_per_s"], 1e-9), "<= 0.5 ms/s",
+                ours["cpu_ms_per_s"] <= 0.5)]
 
 
 def bench_overflow(a, raw):
@@ -606,6 +669,8 @@ MEASURES = {
     "tracker": bench_tracker,
     "replay": bench_replay,
     "live": bench_live,
+    "rates": bench_rates,
+    "idle": bench_idle,
     "overflow": bench_overflow,
     "soak": bench_soak,
     "start": bench_start,
@@ -618,6 +683,7 @@ def main():
     ap.add_argument("--json", help="where to write the figures (default: BUILD/bench.json)")
     ap.add_argument("--soak", type=float, default=60, help="RSS soak seconds (default 60; the full one: 600)")
     ap.add_argument("--live", type=float, default=15, help="live measuring window, seconds (default 15)")
+    ap.add_argument("--idle", type=float, default=30, help="idle measuring window, seconds (default 30)")
     ap.add_argument("--reps", type=int, default=3, help="replay and live repetitions, median taken (default 3)")
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
@@ -628,8 +694,8 @@ def main():
     unknown = [m for m in only if m not in MEASURES]
     if unknown:
         ap.error("unknown measure(s): " + ",".join(unknown))
-    if os.geteuid() != 0 and any(m in only for m in ("live", "soak", "start", "replay")):
-        ap.error("live, soak, start and replay need root (system-wide perf events)")
+    if os.geteuid() != 0 and any(m in only for m in ("live", "rates", "idle", "soak", "start", "replay")):
+        ap.error("live, rates, idle, soak, start and replay need root (system-wide perf events)")
 
     rows, raw = [], {}
     load0 = os.getloadavg()
