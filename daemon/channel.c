@@ -77,3 +77,20 @@ void channels_clear_idle(struct channel *channels, size_t n) {
         for (size_t i = 0; i < n; i++)
                 atomic_store_explicit(&channels[i].consumer_idle, false, memory_order_relaxed);
 }
+
+void channels_poll_span(const struct channel *channels, size_t n, uint32_t floor_ms, uint32_t *ret_longest,
+                        uint32_t *ret_shortest) {
+        uint32_t longest = floor_ms, shortest = UINT32_MAX;
+
+        for (size_t i = 0; i < n; i++) {
+                uint32_t ms;
+
+                if (!channels[i].queue)
+                        continue;
+                ms = DP_MAX(atomic_load_explicit(&channels[i].poll_ms, memory_order_relaxed), floor_ms);
+                longest = DP_MAX(longest, ms);
+                shortest = DP_MIN(shortest, ms);
+        }
+        *ret_longest = longest;
+        *ret_shortest = shortest == UINT32_MAX ? floor_ms : shortest;
+}

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "counters.h"
 #include "source.h"
@@ -37,6 +38,10 @@ struct channel {
          * first batch after a quiet spell wakes it instead of waiting out
          * the sleep; cleared by whoever wakes it. */
         atomic_bool consumer_idle;
+        /* How long the producer may now go between two drains of its ring,
+         * in ms (0: not said, the configured poll interval): the consumer
+         * waits that long before it closes an aggregation. */
+        atomic_uint poll_ms;
         /* Each owner's counters (dp_counters_publish()) and the CPU's state.
          * Cache-line aligned, which makes struct channel so too. */
         struct dp_cpu_stats stats;
@@ -70,3 +75,14 @@ bool channels_mark_idle(struct channel *channels, size_t n);
 
 /* Consumer side, on waking: the marks cleared. */
 void channels_clear_idle(struct channel *channels, size_t n);
+
+/* Producer side: the longest it may now go between two drains. */
+static inline void channel_set_poll_ms(struct channel *c, uint32_t ms) {
+        atomic_store_explicit(&c->poll_ms, ms, memory_order_relaxed);
+}
+
+/* Consumer side: the longest and the shortest poll interval any channel
+ * with a queue has said, @floor_ms for those that said none and when none
+ * has a queue. */
+void channels_poll_span(const struct channel *channels, size_t n, uint32_t floor_ms, uint32_t *ret_longest,
+                        uint32_t *ret_shortest);

@@ -21,15 +21,16 @@
 #include "time-util.h"
 
 #define LOST_READ_INTERVAL_NS 1000000000ull
-/* A reader whose CPU is quiet polls its ring ever less often, up to this:
- * the kernel's wakeup watermark still wakes it at once for a burst.  The
- * poll interval only bounds how late a trickle of samples, too few to reach
- * the watermark, reaches the tracker: after a quiet spell the first of them
- * may be counted in a later aggregation than their own. */
+/* Between the wake-ups the kernel's watermark brings (bursts), a reader polls
+ * its ring: as often as configured while samples flow fast, less often while
+ * they trickle, so that a poll finds about POLL_TARGET_SAMPLES (a wake-up
+ * costs tens of microseconds on a virtual machine, a sample tens of
+ * nanoseconds), and at most every QUIET_POLL_MAX_MS.  It says so in its
+ * channel, and the tracker waits that long before it closes an aggregation:
+ * a slower poll makes a later view, never a sample counted out of its own
+ * interval. */
+#define POLL_TARGET_SAMPLES 1024
 #define QUIET_POLL_MAX_MS 1000
-/* A drain that brings at least this many samples counts as busy: back to the
- * configured poll interval. */
-#define BUSY_DRAIN_SAMPLES 16
 
 /* The kernel's lost count; true when the event's time_enabled stood still
  * since the last call: the kernel detached it, its CPU went offline (perhaps
@@ -44,14 +45,17 @@ static bool read_event(struct sampler *s) {
         return now.has_time_enabled && dp_event_liveness_stalled(&s->liveness, now.time_enabled);
 }
 
-/* The poll interval after a drain that brought @drained samples: the
- * configured one while samples flow, doubling while the ring stays empty. */
-static uint32_t next_poll_ms(const struct sampler *s, uint32_t poll_ms, uint64_t drained) {
-        if (drained >= BUSY_DRAIN_SAMPLES)
-                return s->poll_ms;
-        if (drained > 0)
-                return poll_ms;
-        return DP_MIN(DP_MAX(poll_ms, s->poll_ms) * 2, DP_MAX((uint32_t) QUIET_POLL_MAX_MS, s->poll_ms));
+/* The poll interval after a drain that brought @drained samples @elapsed_ns
+ * after the one before. */
+static uint32_t next_poll_ms(const struct sampler *s, uint32_t poll_ms, uint64_t drained, uint64_t elapsed_ns) {
+        uint32_t most = DP_MAX((uint32_t) QUIET_POLL_MAX_MS, s->poll_ms);
+        uint64_t ms;
+
+        if (drained == 0)
+                ms = (uint64_t) poll_ms * 2;
+        else
+                ms = elapsed_ns / NSEC_PER_MSEC * POLL_TARGET_SAMPLES / drained;
+        return (uint32_t) DP_MIN(DP_MAX(ms, (uint64_t) s->poll_ms), (uint64_t) most);
 }
 
 /* Returns how many samples the drain brought. */
@@ -81,6 +85,7 @@ static void *reader_main(void *arg) {
         struct epoll_event ev, events[2];
         uint64_t next_lost_read = 0;
         uint32_t poll_ms = s->poll_ms;
+        uint64_t drained, now, last_drain = dp_now_ns(CLOCK_MONOTONIC);
         enum dp_cpu_step failed_step = DP_STEP_RUN;
         char name[16];
         cpu_set_t set;
@@ -124,8 +129,12 @@ static void *reader_main(void *arg) {
                         if (events[i].data.fd == s->fd && (events[i].events & (EPOLLHUP | EPOLLERR)))
                                 hangup = true;
 
-                poll_ms = next_poll_ms(s, poll_ms, drain_and_publish(s, false));
-                if (dp_now_ns(CLOCK_MONOTONIC) >= next_lost_read) {
+                drained = drain_and_publish(s, false);
+                now = dp_now_ns(CLOCK_MONOTONIC);
+                poll_ms = next_poll_ms(s, poll_ms, drained, now - last_drain);
+                last_drain = now;
+                channel_set_poll_ms(s->channel, poll_ms);
+                if (now >= next_lost_read) {
                         if (read_event(s)) {
                                 log_info("CPU%d: its perf event stopped counting time: the kernel detached it",
                                          s->channel->cpu);

@@ -38,7 +38,7 @@
 /* While a Monitor() client takes sampled records (the first of each batch),
  * passes come at least this often, so that it gets a steady stream. */
 #define SLEEP_MAX_MONITORED_NS 40000000ull
-/* How late a sample may reach a queue beyond the readers' poll interval
+/* How late a sample may reach a queue beyond its reader's poll interval
  * before the aggregation it belongs to closes. */
 #define TICK_MARGIN_NS 50000000ull
 /* Targets without samples lately have their maps re-read only every this
@@ -74,7 +74,6 @@ struct tracker_thread {
         struct pending_targets pending;
         _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
 
-        uint64_t tick_lag_ns;
         struct event_hub *hub;
         double sample_tokens;                   /* Monitor() sample budget */
         uint64_t tokens_ns;
@@ -313,6 +312,19 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
         return total;
 }
 
+/* How long after its end an aggregation may close: the slowest reader's
+ * poll interval (each says its own in its channel), plus a margin.  In
+ * *@ret_idle_poll_ns, how soon the readers bring anything new when every
+ * one of them polls slower than configured (a quiet machine), else 0. */
+static uint64_t tick_lag_ns(const struct tracker_thread *t, uint64_t *ret_idle_poll_ns) {
+        uint32_t longest, shortest;
+
+        channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
+        if (ret_idle_poll_ns)
+                *ret_idle_poll_ns = shortest > t->config.poll_ms ? shortest * NSEC_PER_MSEC : 0;
+        return longest * NSEC_PER_MSEC + TICK_MARGIN_NS;
+}
+
 /* ns from @now until @deadline, 0 when it has passed. */
 static uint64_t until(uint64_t now, uint64_t deadline) {
         return deadline > now ? deadline - now : 0;
@@ -321,7 +333,8 @@ static uint64_t until(uint64_t now, uint64_t deadline) {
 /* How long to sleep at @now after a pass that found @fullest samples in the
  * fullest queue, @elapsed ns after the one before. */
 static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_t elapsed, uint64_t now) {
-        uint64_t quarter = 0, ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
+        uint64_t quarter = 0, ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker), idle_poll;
+        uint64_t lag = tick_lag_ns(t, &idle_poll);
 
         /* Every queue has the one capacity; a CPU that failed has none. */
         for (size_t i = 0; i < t->n && !quarter; i++)
@@ -329,8 +342,10 @@ static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_
                         quarter = dp_spsc_capacity(t->channels[i].queue) / 4;
         if (fullest > 0)
                 ns = DP_MAX((uint64_t) ((double) quarter * (double) elapsed / (double) fullest), SLEEP_MIN_NS);
+        /* While every reader polls slowly, aggregations close in batches, as
+         * their samples arrive. */
         if (due > 0)
-                ns = DP_MIN(ns, until(now, due + t->tick_lag_ns));
+                ns = DP_MIN(ns, DP_MAX(until(now, due + lag), idle_poll));
         ns = DP_MIN(ns, until(now, t->next_refresh_ns));
         if (event_hub_sample_rate(t->hub) > 0)
                 ns = DP_MIN(ns, SLEEP_MAX_MONITORED_NS);
@@ -351,6 +366,43 @@ static void sleep_or_wake(struct tracker_thread *t, uint64_t ns) {
 static void wake(struct tracker_thread *t) {
         if (t->wake_fd >= 0)
                 (void) eventfd_write(t->wake_fd, 1);
+}
+
+static bool queues_empty(struct tracker_thread *t) {
+        for (size_t i = 0; i < t->n; i++)
+                if (t->channels[i].queue && dp_spsc_depth_consumer(t->channels[i].queue) > 0)
+                        return false;
+        return true;
+}
+
+/*
+ * Closes every aggregation whose samples can all have been drained (their
+ * readers poll at most the lag apart), one at a time, draining what waited
+ * for each next one to open; a quiet spell closes as one.  Returns whether
+ * any closed, with in *@fullest the most taken from one queue meanwhile.
+ */
+static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now, size_t *fullest) {
+        uint64_t lag = tick_lag_ns(t, NULL), upto = now > lag ? now - lag : 0;
+        bool closed = false;
+        size_t more;
+
+        *fullest = 0;
+        for (;;) {
+                uint64_t due = dp_tracker_aggregation_due_ns(t->tracker);
+                /* A quiet spell with nothing waiting closes as one aggregation. */
+                bool spell = t->quiet && t->aggr_samples == 0 && queues_empty(t);
+                uint64_t at = due > 0 && due < upto && !spell ? due : upto;
+
+                if (!dp_tracker_tick(t->tracker, at))
+                        return closed;
+                closed = true;
+                t->quiet = t->aggr_samples == 0;
+                /* What waited for the aggregation that opened. */
+                t->aggr_samples = drain_all(t, stopping, &more);
+                *fullest = DP_MAX(*fullest, more);
+                if (at == upto)
+                        return true;
+        }
 }
 
 /* Sleeps idle, and returns true, when nothing was sampled since a quiet
@@ -387,12 +439,7 @@ static void *tracker_main(void *arg) {
                 if (!stopping && rest_idle(t))
                         continue;
 
-                /* Close an aggregation only once every sample of it can have been
-                 * drained: samples wait up to poll_ms in the ring, then in the queue. */
-                if (dp_tracker_tick(t->tracker, now > t->tick_lag_ns ? now - t->tick_lag_ns : 0)) {
-                        /* What waited for the aggregation that opened. */
-                        t->quiet = t->aggr_samples == 0;
-                        t->aggr_samples = drain_all(t, stopping, &more);
+                if (close_aggregations(t, stopping, now, &more)) {
                         fullest += more;
                         adopt_unknown(t);
                         publish_snapshot(t);
@@ -427,7 +474,6 @@ int tracker_thread_start(const struct dp_config *config, struct channel *channel
         t->n = n;
         t->hub = hub;
         t->self = getpid();
-        t->tick_lag_ns = (uint64_t) config->poll_ms * 1000000ull + TICK_MARGIN_NS;
         t->wake_fd = -1;
         pthread_mutex_init(&t->lock, NULL);
         pthread_mutex_init(&t->pending_lock, NULL);
