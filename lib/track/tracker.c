@@ -38,6 +38,7 @@ struct dp_tracker {
         uint64_t window_first_epoch;    /* epoch at which it began, for samples without a time */
         uint64_t interval_reciprocal;   /* 2^64 / sample_interval_ns, rounded up */
         uint32_t max_nr_accesses;
+        uint64_t nr_aggregations;       /* a matched sample marks its target with it */
         struct dp_target *last_target;
         struct target_slot *slots;      /* open addressing, linear probing, load <= 1/2 */
         uint32_t slot_shift;            /* 32 - log2(number of slots) */
@@ -62,7 +63,6 @@ struct dp_tracker {
         bool clock_started;
         uint64_t next_sample_ns;
         uint64_t next_aggr_epoch;
-        uint64_t nr_aggregations;
         uint64_t split_failures;
 };
 
