@@ -80,9 +80,22 @@ static uint64_t drain_and_publish(struct sampler *s, bool stopping) {
         return s->reader.counters.v[DP_C_CALLBACK] - before;
 }
 
+/* An epoll fd watching the event's ring and the stop fd, or a negative errno. */
+static int open_epoll(const struct sampler *s) {
+        _cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
+
+        if (ep < 0)
+                return dp_negative_errno();
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &(struct epoll_event) { .events = EPOLLIN, .data.fd = s->fd }) < 0 ||
+            epoll_ctl(ep, EPOLL_CTL_ADD, s->stop_fd,
+                      &(struct epoll_event) { .events = EPOLLIN, .data.fd = s->stop_fd }) < 0)
+                return dp_negative_errno();
+        return DP_TAKE_FD(ep);
+}
+
 static void *reader_main(void *arg) {
         struct sampler *s = arg;
-        struct epoll_event ev, events[2];
+        struct epoll_event events[2];
         uint64_t next_lost_read = 0;
         uint32_t poll_ms = s->poll_ms;
         uint64_t drained, now, last_drain = dp_now_ns(CLOCK_MONOTONIC);
@@ -98,20 +111,9 @@ static void *reader_main(void *arg) {
         /* Best effort: a reader on another CPU is slower, not wrong. */
         (void) sched_setaffinity(0, sizeof(set), &set);
 
-        ep = epoll_create1(EPOLL_CLOEXEC);
+        ep = open_epoll(s);
         if (ep < 0) {
-                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, dp_negative_errno());
-                return NULL;
-        }
-        ev = (struct epoll_event) { .events = EPOLLIN, .data.fd = s->fd };
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ev) < 0)
-                r = dp_negative_errno();
-        ev = (struct epoll_event) { .events = EPOLLIN, .data.fd = s->stop_fd };
-        if (r == 0 && epoll_ctl(ep, EPOLL_CTL_ADD, s->stop_fd, &ev) < 0)
-                r = dp_negative_errno();
-        if (r < 0) {
-                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, r);
-                close(ep);
+                sampler_transition(s, DP_CPU_ERROR, DP_STEP_RUN, ep);
                 return NULL;
         }
 
