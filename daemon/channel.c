@@ -94,3 +94,9 @@ void channels_poll_span(const struct channel *channels, size_t n, uint32_t floor
         *ret_longest = longest;
         *ret_shortest = shortest == UINT32_MAX ? floor_ms : shortest;
 }
+
+void channels_cap_poll_ms(struct channel *channels, size_t n, uint32_t cap_ms) {
+        for (size_t i = 0; i < n; i++)
+                if (atomic_load_explicit(&channels[i].poll_cap_ms, memory_order_relaxed) != cap_ms)
+                        atomic_store_explicit(&channels[i].poll_cap_ms, cap_ms, memory_order_relaxed);
+}

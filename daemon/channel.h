@@ -42,6 +42,9 @@ struct channel {
          * in ms (0: not said, the configured poll interval): the consumer
          * waits that long before it closes an aggregation. */
         atomic_uint poll_ms;
+        /* The longest the consumer lets it go, in ms (0: as long as it likes):
+         * while a queue fills fast, samples cannot wait long for a slow one. */
+        atomic_uint poll_cap_ms;
         /* Each owner's counters (dp_counters_publish()) and the CPU's state.
          * Cache-line aligned, which makes struct channel so too. */
         struct dp_cpu_stats stats;
@@ -80,6 +83,16 @@ void channels_clear_idle(struct channel *channels, size_t n);
 static inline void channel_set_poll_ms(struct channel *c, uint32_t ms) {
         atomic_store_explicit(&c->poll_ms, ms, memory_order_relaxed);
 }
+
+/* Producer side: its poll interval within what the consumer lets it. */
+static inline uint32_t channel_capped_poll_ms(const struct channel *c, uint32_t ms) {
+        uint32_t cap = atomic_load_explicit(&c->poll_cap_ms, memory_order_relaxed);
+
+        return cap && ms > cap ? cap : ms;
+}
+
+/* Consumer side: every channel's cap (0: none). */
+void channels_cap_poll_ms(struct channel *channels, size_t n, uint32_t cap_ms);
 
 /* Consumer side: the longest and the shortest poll interval any channel
  * with a queue has said, @floor_ms for those that said none and when none

@@ -97,7 +97,7 @@ static void *reader_main(void *arg) {
         struct sampler *s = arg;
         struct epoll_event events[2];
         uint64_t next_lost_read = 0;
-        uint32_t poll_ms = s->poll_ms;
+        uint32_t poll_ms = s->poll_ms, slept_ms;
         uint64_t drained, now, last_drain = dp_now_ns(CLOCK_MONOTONIC);
         enum dp_cpu_step failed_step = DP_STEP_RUN;
         char name[16];
@@ -133,9 +133,12 @@ static void *reader_main(void *arg) {
 
                 drained = drain_and_publish(s, false);
                 now = dp_now_ns(CLOCK_MONOTONIC);
-                poll_ms = next_poll_ms(s, poll_ms, drained, now - last_drain);
+                slept_ms = poll_ms;
+                poll_ms = channel_capped_poll_ms(s->channel, next_poll_ms(s, poll_ms, drained, now - last_drain));
                 last_drain = now;
-                channel_set_poll_ms(s->channel, poll_ms);
+                /* The longer of the two, for one round: what came during the
+                 * last sleep may not have been drained when the tracker looks. */
+                channel_set_poll_ms(s->channel, DP_MAX(slept_ms, poll_ms));
                 if (now >= next_lost_read) {
                         if (read_event(s)) {
                                 log_info("CPU%d: its perf event stopped counting time: the kernel detached it",
@@ -157,6 +160,7 @@ static void *reader_main(void *arg) {
         sampler_disable(s);
         (void) read_event(s);
         drain_and_publish(s, true);
+        channel_set_poll_ms(s->channel, 0);     /* nothing more to wait for */
         if (atomic_load_explicit(&s->halt, memory_order_acquire)) {
                 /* Asked by sampler_offline(): the CPU went offline. */
                 r = -ENODEV;

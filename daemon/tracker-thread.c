@@ -82,6 +82,8 @@ struct tracker_thread {
         uint64_t last_pass_ns;                  /* for the fill rate of the queues */
         uint64_t aggr_samples;                  /* drained since the last aggregation closed */
         bool quiet;                             /* the last aggregation closed had no sample */
+        double fill_per_ns;                     /* the fullest queue's intake in the last pass */
+        uint64_t capped_until_ns;               /* readers held to the configured poll until then */
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
         struct dp_tracker_snapshot published;
@@ -312,17 +314,47 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
         return total;
 }
 
-/* How long after its end an aggregation may close: the slowest reader's
- * poll interval (each says its own in its channel), plus a margin.  In
- * *@ret_idle_poll_ns, how soon the readers bring anything new when every
- * one of them polls slower than configured (a quiet machine), else 0. */
-static uint64_t tick_lag_ns(const struct tracker_thread *t, uint64_t *ret_idle_poll_ns) {
+#define CAPPED_HOLD_NS NSEC_PER_SEC
+
+/* A quarter of a queue (every queue has the one capacity; a CPU that failed has none). */
+static uint64_t queue_quarter(const struct tracker_thread *t) {
+        for (size_t i = 0; i < t->n; i++)
+                if (t->channels[i].queue)
+                        return dp_spsc_capacity(t->channels[i].queue) / 4;
+        return 0;
+}
+
+/*
+ * How long after its end an aggregation may close: the slowest reader's
+ * poll interval (each says its own in its channel), plus a margin; but no
+ * longer than the queues afford, since samples of the aggregations after
+ * next wait in them meanwhile: while the fullest fills a quarter of its
+ * queue sooner than the slowest poll and an aggregation, the configured
+ * interval, and every reader is told to poll at least that often (a
+ * trickle that was already sleeping may then reach an aggregation late).
+ * In *@ret_idle_poll_ns, how soon the readers bring anything new when every
+ * one of them polls slower than configured (a quiet machine), else 0.
+ */
+static uint64_t tick_lag_ns(struct tracker_thread *t, uint64_t now, uint64_t *ret_idle_poll_ns) {
+        uint64_t configured = t->config.poll_ms * NSEC_PER_MSEC, aggr = t->config.aggr_interval_us * 1000;
         uint32_t longest, shortest;
+        bool afforded;
 
         channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
+        afforded = t->fill_per_ns <= 0 ||
+                   (double) (longest * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns <
+                           (double) queue_quarter(t);
+        /* Held a second past the last fast pass: readers do not flap. */
+        if (!afforded)
+                t->capped_until_ns = now + CAPPED_HOLD_NS;
+        if (now < t->capped_until_ns) {
+                longest = shortest = t->config.poll_ms;
+                channels_cap_poll_ms(t->channels, t->n, t->config.poll_ms);
+        } else
+                channels_cap_poll_ms(t->channels, t->n, 0);
         if (ret_idle_poll_ns)
                 *ret_idle_poll_ns = shortest > t->config.poll_ms ? shortest * NSEC_PER_MSEC : 0;
-        return longest * NSEC_PER_MSEC + TICK_MARGIN_NS;
+        return DP_MAX(longest * NSEC_PER_MSEC, configured) + TICK_MARGIN_NS;
 }
 
 /* ns from @now until @deadline, 0 when it has passed. */
@@ -332,14 +364,10 @@ static uint64_t until(uint64_t now, uint64_t deadline) {
 
 /* How long to sleep at @now after a pass that found @fullest samples in the
  * fullest queue, @elapsed ns after the one before. */
-static uint64_t sleep_ns(const struct tracker_thread *t, size_t fullest, uint64_t elapsed, uint64_t now) {
-        uint64_t quarter = 0, ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker), idle_poll;
-        uint64_t lag = tick_lag_ns(t, &idle_poll);
+static uint64_t sleep_ns(struct tracker_thread *t, size_t fullest, uint64_t elapsed, uint64_t now) {
+        uint64_t quarter = queue_quarter(t), ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
+        uint64_t idle_poll, lag = tick_lag_ns(t, now, &idle_poll);
 
-        /* Every queue has the one capacity; a CPU that failed has none. */
-        for (size_t i = 0; i < t->n && !quarter; i++)
-                if (t->channels[i].queue)
-                        quarter = dp_spsc_capacity(t->channels[i].queue) / 4;
         if (fullest > 0)
                 ns = DP_MAX((uint64_t) ((double) quarter * (double) elapsed / (double) fullest), SLEEP_MIN_NS);
         /* While every reader polls slowly, aggregations close in batches, as
@@ -368,11 +396,17 @@ static void wake(struct tracker_thread *t) {
                 (void) eventfd_write(t->wake_fd, 1);
 }
 
-static bool queues_empty(struct tracker_thread *t) {
-        for (size_t i = 0; i < t->n; i++)
-                if (t->channels[i].queue && dp_spsc_depth_consumer(t->channels[i].queue) > 0)
-                        return false;
-        return true;
+/* The time of the oldest sample waiting in any queue; UINT64_MAX for none. */
+static uint64_t oldest_queued_ns(struct tracker_thread *t) {
+        uint64_t oldest = UINT64_MAX;
+
+        for (size_t i = 0; i < t->n; i++) {
+                const struct dp_sample *first;
+
+                if (t->channels[i].queue && dp_spsc_peek(t->channels[i].queue, &first) > 0 && first->time > 0)
+                        oldest = DP_MIN(oldest, first->time);
+        }
+        return oldest;
 }
 
 /*
@@ -382,16 +416,18 @@ static bool queues_empty(struct tracker_thread *t) {
  * any closed, with in *@fullest the most taken from one queue meanwhile.
  */
 static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now, size_t *fullest) {
-        uint64_t lag = tick_lag_ns(t, NULL), upto = now > lag ? now - lag : 0;
+        uint64_t lag = tick_lag_ns(t, now, NULL), upto = now > lag ? now - lag : 0;
         bool closed = false;
         size_t more;
 
         *fullest = 0;
         for (;;) {
                 uint64_t due = dp_tracker_aggregation_due_ns(t->tracker);
-                /* A quiet spell with nothing waiting closes as one aggregation. */
-                bool spell = t->quiet && t->aggr_samples == 0 && queues_empty(t);
-                uint64_t at = due > 0 && due < upto && !spell ? due : upto;
+                uint64_t at = due > 0 && due < upto ? due : upto;
+
+                /* A quiet spell closes as one aggregation, up to its first sample. */
+                if (t->quiet && t->aggr_samples == 0 && due > 0 && due < upto)
+                        at = DP_MAX(due, DP_MIN(upto, oldest_queued_ns(t) - 1));
 
                 if (!dp_tracker_tick(t->tracker, at))
                         return closed;
@@ -413,6 +449,10 @@ static bool rest_idle(struct tracker_thread *t) {
             atomic_load(&t->refresh_requested) || event_hub_sample_rate(t->hub) > 0 ||
             !channels_mark_idle(t->channels, t->n))
                 return false;
+        /* Nothing queued: no reader needs to be held to a fast poll. */
+        t->fill_per_ns = 0;
+        t->capped_until_ns = 0;
+        channels_cap_poll_ms(t->channels, t->n, 0);
         sleep_or_wake(t, SLEEP_IDLE_NS);
         channels_clear_idle(t->channels, t->n);
         t->last_pass_ns = 0;
@@ -426,7 +466,7 @@ static void *tracker_main(void *arg) {
         for (;;) {
                 bool stopping = atomic_load_explicit(&t->stop, memory_order_acquire);
                 size_t fullest, more;
-                uint64_t now, nap;
+                uint64_t now, nap, elapsed;
                 bool requested;
 
                 atomic_store_explicit(&t->heartbeat_ns, dp_now_ns(CLOCK_MONOTONIC), memory_order_relaxed);
@@ -452,7 +492,9 @@ static void *tracker_main(void *arg) {
                 if (stopping)
                         break; /* the drain above was the last one: the readers had stopped */
 
-                nap = sleep_ns(t, fullest, t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS, now);
+                elapsed = t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS;
+                t->fill_per_ns = (double) fullest / (double) DP_MAX(elapsed, 1);
+                nap = sleep_ns(t, fullest, elapsed, now);
                 t->last_pass_ns = now;
                 sleep_or_wake(t, nap);
         }

@@ -196,6 +196,32 @@ static double wait_aggregations(struct rig *r, uint64_t n) {
         return now_s();
 }
 
+/* Readers that say they poll slowly (2.5 s) while a queue fills fast: the
+ * queues could not hold the samples of the aggregations after next for that
+ * long, so the tracker closes at the configured lag and caps every reader's
+ * poll at the configured interval; once the burst is over, the cap goes. */
+START_TEST(test_a_busy_queue_caps_the_lag) {
+        struct rig *r = rig_start_saying(100, 2500);
+        double t0;
+
+        wait_first_pass(r);
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert_uint_eq(atomic_load(&r->channels[i].poll_cap_ms), 0);
+        produce(r, 0, QUEUE / 2 + 100);
+        channel_wake_if_needed(&r->channels[0]);
+        ck_assert_double_lt(drained_within(r, 0, 5), 5);
+        for (t0 = now_s(); atomic_load(&r->channels[1].poll_cap_ms) == 0 && now_s() - t0 < 5;)
+                sleep_s(0.005);
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert_uint_eq(atomic_load(&r->channels[i].poll_cap_ms), 100);
+        ck_assert_uint_eq(channel_capped_poll_ms(&r->channels[1], 2500), 100);
+        for (t0 = now_s(); atomic_load(&r->channels[1].poll_cap_ms) != 0 && now_s() - t0 < 10;)
+                sleep_s(0.01);
+        ck_assert_uint_eq(atomic_load(&r->channels[1].poll_cap_ms), 0);
+        rig_free(r);
+}
+END_TEST
+
 /* Nothing sampled: once an aggregation closed empty, the thread closes no
  * more and marks its channels idle; the first batch pushed wakes it (the
  * producer clears the mark as it writes the wake fd), and it goes on. */
@@ -281,6 +307,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_half_full_wakes_it);
         tcase_add_test(tc, test_stop_does_not_wait_out_the_sleep);
         tcase_add_test(tc, test_idle_until_a_batch);
+        tcase_add_test(tc, test_a_busy_queue_caps_the_lag);
         tcase_add_test(tc, test_samples_ahead_wait_for_their_aggregation);
         tcase_add_test(tc, test_lag_follows_the_slowest_reader);
         suite_add_tcase(s, tc);

@@ -269,9 +269,10 @@ START_TEST(test_tick_and_aggregation) {
 }
 END_TEST
 
-/* A target with no sample in an aggregation or the one before is left alone
- * when the next closes (its regions as they were, at no cost per close),
- * and its ages count the closes all the same, shown and once sampled again. */
+/* A target with no sample in an aggregation nor in the two before is left
+ * alone when it closes (its regions as they were, at no cost per close), and
+ * its ages count the closes all the same, shown, after a maps refresh and
+ * once sampled again. */
 START_TEST(test_quiet_target_ages_lazily) {
         _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
         struct dp_range r[] = { R(0, P(100)) };
@@ -296,7 +297,7 @@ START_TEST(test_quiet_target_ages_lazily) {
                 }
         ck_assert_uint_eq(dp_tracker_nr_aggregations(t), 10);
 
-        /* pid 2 was last aggregated at the second close: its regions stand. */
+        /* pid 2 was last aggregated at the third close: its regions stand. */
         ck_assert_int_eq(dp_tracker_target_regions(t, 2, &regions, &n), 0);
         ck_assert_uint_le(n, DP_ARRAY_SIZE(before));
         memcpy(before, regions, n * sizeof(*regions));
@@ -315,6 +316,17 @@ START_TEST(test_quiet_target_ages_lazily) {
                 if (snap.targets[i].tgid == 2)
                         for (size_t k = 0; k < snap.targets[i].nr_regions; k++)
                                 ck_assert_uint_ge(snap.regions[snap.targets[i].first_region + k].age, 10);
+
+        /* A maps refresh keeps what it had: no age above the closes since it came. */
+        ck_assert_int_eq(dp_tracker_set_ranges(t, 2, r, 1), 0);
+        dp_tracker_snapshot_free(&snap);
+        snap = (struct dp_tracker_snapshot) {};
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        for (size_t i = 0; i < snap.nr_targets; i++)
+                if (snap.targets[i].tgid == 2)
+                        for (size_t k = 0; k < snap.targets[i].nr_regions; k++)
+                                ck_assert_uint_le(snap.regions[snap.targets[i].first_region + k].age,
+                                                  dp_tracker_nr_aggregations(t));
 
         /* Sampled again: the closes it missed are in its ages. */
         {

@@ -17,7 +17,7 @@ struct dp_target {
         size_t index;                   /* in dp_tracker.targets */
         struct dp_region_set set;
         /* Quiet targets age lazily: an aggregation that closes with no sample
-         * of a target in it or in the one before is not applied to it (its
+         * of a target in it or in the two before is not applied to it (its
          * regions stand as they are, at no cost); the closes it missed are
          * added to its ages when it is sampled again, and to the ages shown
          * meanwhile. */
@@ -255,6 +255,9 @@ int dp_tracker_set_ranges(struct dp_tracker *t, uint32_t tgid, const struct dp_r
         target = lookup_target(t, tgid);
         if (!target)
                 return -ENOENT;
+        /* The closes it missed into the ages first: new regions start at 0. */
+        dp_region_set_add_age(&target->set, t->nr_aggregations - target->aggregated_at);
+        target->aggregated_at = t->nr_aggregations;
         return dp_region_set_update_ranges(&target->set, ranges, n, &t->limits);
 }
 
@@ -566,8 +569,10 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns) {
         for (size_t i = 0; i < t->nr_targets; i++) {
                 struct dp_target *target = t->targets[i];
 
-                /* Quiet since before the last close, which zeroed its rates. */
-                if (target->sampled_aggr + 1 < t->nr_aggregations)
+                /* Quiet since before the last two closes: the last zeroed its
+                 * rates (a sample filed ahead, into the aggregation after the
+                 * one open, marks the one open). */
+                if (target->sampled_aggr + 2 < t->nr_aggregations)
                         continue;
                 dp_region_set_add_age(&target->set, t->nr_aggregations - target->aggregated_at);
                 if (dp_region_set_aggregate(&target->set, &t->limits, &t->rng) < 0)
