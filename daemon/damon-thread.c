@@ -18,6 +18,7 @@
 #include "damon-thread.h"
 #include "log.h"
 #include "test-seam.h"
+#include "time-util.h"
 
 /* The "step" of a kdamond that stopped without us (log.c words it). */
 #define DAMON_STEP_STOPPED "kdamond-stopped"
@@ -74,13 +75,6 @@ struct damon_thread {
         pthread_mutex_t view_lock;      /* guards published */
         struct damon_view published;
 };
-
-static uint64_t realtime_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ull + (uint64_t) ts.tv_nsec / 1000;
-}
 
 /* Counts a failure of @step; the first of each (step, errno) is logged, with
  * the sysfs file whose read or write failed when one did. */
@@ -344,7 +338,7 @@ static void commit_hints(struct damon_thread *d) {
                 goto out;
         }
         d->work.commits++;
-        d->work.last_commit_usec = realtime_usec();
+        d->work.last_commit_usec = dp_now_ns(CLOCK_REALTIME) / NSEC_PER_USEC;
         d->failures = 0;
         /* A commit to an owned kdamond that was off turns it on again. */
         d->work.running = d->was_running = true;

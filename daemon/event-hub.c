@@ -8,6 +8,7 @@
 
 #include "macro.h"
 #include "event-hub.h"
+#include "time-util.h"
 
 #define HUB_CAPACITY 4096
 
@@ -21,10 +22,7 @@ struct event_hub {
 };
 
 uint64_t hub_now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ull + (uint64_t) ts.tv_nsec / 1000;
+        return dp_now_ns(CLOCK_REALTIME) / NSEC_PER_USEC;
 }
 
 int event_hub_new(struct event_hub **ret) {

@@ -23,6 +23,7 @@
 #include "damonctl-selftest.h"
 #include "damonctl.h"
 #include "workload-core.h"
+#include "time-util.h"
 
 #define WORKLOAD_HOT_MIB 4
 #define WORKLOAD_COLD_MIB 32
@@ -77,10 +78,7 @@ static void sleep_ms(unsigned ms) {
 }
 
 static double now_sec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+        return (double) dp_now_ns(CLOCK_MONOTONIC) / 1e9;
 }
 
 /* In a child: die with damonctl, keep its terminal signals off damonctl's handlers. */

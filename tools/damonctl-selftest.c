@@ -20,6 +20,7 @@
 #include "selftest.h"
 #include "damonctl-selftest.h"
 #include "damonctl.h"
+#include "time-util.h"
 
 #define WINDOW_DEFAULT_SEC 5.0
 /* After the window: how long the workload's target and hot area may take to show. */
@@ -193,10 +194,7 @@ static void check_environment(struct dp_selftest_report *r, const struct snapsho
 }
 
 static double now_sec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+        return (double) dp_now_ns(CLOCK_MONOTONIC) / 1e9;
 }
 
 static void sleep_sec(double sec) {

@@ -12,6 +12,7 @@
 
 #include "macro.h"
 #include "varlink-client.h"
+#include "time-util.h"
 
 #define READ_CHUNK ((size_t) 64 * 1024)
 
@@ -32,15 +33,8 @@ struct dp_varlink_client {
         struct dp_varlink_reply_message last;   /* owns the error name handed out */
 };
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 static uint64_t deadline_after(uint64_t timeout_usec) {
-        uint64_t now = now_usec();
+        uint64_t now = dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_USEC;
 
         if (timeout_usec == DP_VARLINK_TIMEOUT_INFINITY || timeout_usec > UINT64_MAX - now)
                 return DP_VARLINK_TIMEOUT_INFINITY;
@@ -54,7 +48,7 @@ static int wait_for(struct dp_varlink_client *c, short events, uint64_t deadline
                 int timeout_ms = -1, n;
 
                 if (deadline != DP_VARLINK_TIMEOUT_INFINITY) {
-                        uint64_t now = now_usec();
+                        uint64_t now = dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_USEC;
 
                         if (now >= deadline)
                                 return -ETIMEDOUT;
