@@ -113,7 +113,7 @@ static void build_options(struct option options[static N_OPTIONS]) {
 
         memcpy(options, first_options, sizeof(first_options));
         r = dp_config_getopt_options(options + n, DP_CONFIG_MAX_OPTIONS, ARG_SETTING);
-        assert(r >= 0);         /* test-config-file checks that the table's options fit */
+        assert(r >= 0);         /* test-config-keys (test_options_accepted) checks that they fit */
         n += (size_t) r;
         memcpy(options + n, other_options, sizeof(other_options));
         n += DP_ARRAY_SIZE(other_options);

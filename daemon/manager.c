@@ -501,27 +501,25 @@ static void apply_targets(struct manager *m, const struct dp_config *c, bool tar
         }
 }
 
-/* What the running pipeline can take from @c: the settings the table
- * (config-keys.c) marks live.  Everything else is fixed in the samplers, the
- * rings, the queues, the tracker, the DAMON thread or the socket: each change
- * is named, none applied. */
+/* What the running pipeline can take from @c: Targets= and MaxTargets=.
+ * Everything else is fixed in the samplers, the rings, the queues, the
+ * tracker, the DAMON thread or the socket: each change is named, none
+ * applied. */
 static void apply_config(struct manager *m, const struct dp_config *c) {
-        const struct dp_config *run = &m->o.config;
         bool targets = false, max_targets = false;
 
         for (const struct dp_config_key *k = dp_config_keys; k < dp_config_keys + dp_config_n_keys; k++) {
-                if (k->reload != DP_CONFIG_LIVE || !dp_config_key_differs(k, run, c))
+                if (!dp_config_key_differs(k, &m->o.config, c))
                         continue;
                 if (k->offset == offsetof(struct dp_config, target_mode))
                         targets = true;
                 else if (k->offset == offsetof(struct dp_config, max_targets))
                         max_targets = true;
+                else
+                        log_needs_restart(k);
         }
         if (targets || max_targets)
                 apply_targets(m, c, targets, max_targets);
-        for (const struct dp_config_key *k = dp_config_keys; k < dp_config_keys + dp_config_n_keys; k++)
-                if (k->reload == DP_CONFIG_RESTART && dp_config_key_differs(k, run, c))
-                        log_needs_restart(k);
 }
 
 /* All of the new configuration is parsed and checked before any of it is

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config-file.h"
+#include "time-util.h"
 #include "config.h"
 #include "macro.h"
 

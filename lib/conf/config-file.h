@@ -12,7 +12,6 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "time-util.h"
 #include "dp-config.h"
 
 /* Where meson installs the main file: the configured sysconfdir, /etc when

@@ -456,11 +456,10 @@ const struct dp_config_key dp_config_keys[] = {
 
         { "Tracking", "Targets", F(target_mode), parse_targets, print_targets, .empty = "all",
           .expected = "expected all, physical, or up to 64 space-separated process IDs",
-          .options = { OPTION("pid", option_pid, 1, INT_MAX), { "phys", false, option_phys, 0, 0 } },
-          .reload = DP_CONFIG_LIVE },
+          .options = { OPTION("pid", option_pid, 1, INT_MAX), { "phys", false, option_phys, 0, 0 } } },
         { "Tracking", "MaxTargets", F(max_targets), parse_u32, print_u32, .min = 1, .max = 65536,
           .expected = "expected a whole number between 1 and 65536",
-          .options = { OPTION("max-targets", option_u32, 1, 65536) }, .reload = DP_CONFIG_LIVE },
+          .options = { OPTION("max-targets", option_u32, 1, 65536) } },
         { "Tracking", "MinRegions", F(min_nr_regions), parse_u32, print_u32, .min = 3, .max = 1u << 20,
           .expected = "expected a whole number between 3 and 1048576",
           .options = { OPTION("min-regions", option_u32, 3, 1u << 20) } },

@@ -3,7 +3,7 @@
 
 /* Every setting once: its [Section] and Key= in damon-perfd.conf, the field
  * of struct dp_config it is stored in, how its value is parsed and printed,
- * the damon-perfd options that set it, and whether a reload applies it.
+ * and the damon-perfd options that set it.
  * The file parser, --check-config, the daemon's options and its reload all
  * walk this one table, so a setting cannot be known to some and not others. */
 
@@ -19,13 +19,6 @@
 #define DP_CONFIG_VALUE_MAX 1024
 /* Room for every option of the table (dp_config_getopt_options()). */
 #define DP_CONFIG_MAX_OPTIONS 24
-
-/* What a reload does with a changed value. */
-enum dp_config_reload {
-        DP_CONFIG_RESTART,      /* fixed in the samplers, rings, queues, tracker, DAMON thread or socket:
-                                 * the change is named and takes effect after a restart */
-        DP_CONFIG_LIVE,         /* the running daemon takes it (daemon/manager.c: apply_config) */
-};
 
 struct dp_config_key;
 struct dp_config_option;
@@ -62,7 +55,6 @@ struct dp_config_key {
         const char *empty;              /* strings: what an empty value stands for */
         const char *const *names;       /* enumerations: the name of each value, NULL-terminated */
         struct dp_config_option options[2];     /* the options that set it, if any */
-        enum dp_config_reload reload;
 };
 
 extern const struct dp_config_key dp_config_keys[];
