@@ -85,9 +85,11 @@ void channels_poll_span(const struct channel *channels, size_t n, uint32_t floor
         for (size_t i = 0; i < n; i++) {
                 uint32_t ms;
 
-                if (!channels[i].queue)
+                ms = atomic_load_explicit(&channels[i].poll_ms, memory_order_relaxed);
+                /* A CPU without a running reader (failed, offline) brings nothing. */
+                if (!channels[i].queue || ms == 0)
                         continue;
-                ms = DP_MAX(atomic_load_explicit(&channels[i].poll_ms, memory_order_relaxed), floor_ms);
+                ms = DP_MAX(ms, floor_ms);
                 longest = DP_MAX(longest, ms);
                 shortest = DP_MIN(shortest, ms);
         }

@@ -94,8 +94,7 @@ static inline uint32_t channel_capped_poll_ms(const struct channel *c, uint32_t 
 /* Consumer side: every channel's cap (0: none). */
 void channels_cap_poll_ms(struct channel *channels, size_t n, uint32_t cap_ms);
 
-/* Consumer side: the longest and the shortest poll interval any channel
- * with a queue has said, @floor_ms for those that said none and when none
- * has a queue. */
+/* Consumer side: the longest and the shortest poll interval any running
+ * reader has said, at least @floor_ms; @floor_ms when none has said one. */
 void channels_poll_span(const struct channel *channels, size_t n, uint32_t floor_ms, uint32_t *ret_longest,
                         uint32_t *ret_shortest);

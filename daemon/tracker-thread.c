@@ -325,36 +325,39 @@ static uint64_t queue_quarter(const struct tracker_thread *t) {
 }
 
 /*
- * How long after its end an aggregation may close: the slowest reader's
- * poll interval (each says its own in its channel), plus a margin; but no
- * longer than the queues afford, since samples of the aggregations after
- * next wait in them meanwhile: while the fullest fills a quarter of its
- * queue sooner than the slowest poll and an aggregation, the configured
- * interval, and every reader is told to poll at least that often (a
- * trickle that was already sleeping may then reach an aggregation late).
- * In *@ret_idle_poll_ns, how soon the readers bring anything new when every
- * one of them polls slower than configured (a quiet machine), else 0.
+ * Whether the queues afford the slowest reader's poll: samples of the
+ * aggregations after next wait in them meanwhile.  While the fullest fills a
+ * quarter of its queue sooner than the slowest poll and an aggregation, and
+ * for a second after, every reader is told to poll at least as often as
+ * configured (a trickle that was already asleep may then reach its
+ * aggregation late).  Once a pass, after its fill rate is known.
  */
-static uint64_t tick_lag_ns(struct tracker_thread *t, uint64_t now, uint64_t *ret_idle_poll_ns) {
-        uint64_t configured = t->config.poll_ms * NSEC_PER_MSEC, aggr = t->config.aggr_interval_us * 1000;
+static void update_poll_cap(struct tracker_thread *t, uint64_t now) {
+        uint64_t aggr = t->config.aggr_interval_us * 1000;
         uint32_t longest, shortest;
-        bool afforded;
 
         channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
-        afforded = t->fill_per_ns <= 0 ||
-                   (double) (longest * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns <
-                           (double) queue_quarter(t);
-        /* Held a second past the last fast pass: readers do not flap. */
-        if (!afforded)
+        if ((double) (longest * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns >=
+            (double) queue_quarter(t))
                 t->capped_until_ns = now + CAPPED_HOLD_NS;
-        if (now < t->capped_until_ns) {
+        channels_cap_poll_ms(t->channels, t->n, now < t->capped_until_ns ? t->config.poll_ms : 0);
+}
+
+/* How long after its end an aggregation may close: the slowest reader's
+ * poll interval (each says its own in its channel; the configured one while
+ * capped), plus a margin.  In *@ret_idle_poll_ns, how soon the readers bring
+ * anything new when every one of them polls slower than configured (a quiet
+ * machine), else 0. */
+static uint64_t tick_lag_ns(const struct tracker_thread *t, uint64_t now, uint64_t *ret_idle_poll_ns) {
+        uint32_t longest, shortest;
+
+        if (now < t->capped_until_ns)
                 longest = shortest = t->config.poll_ms;
-                channels_cap_poll_ms(t->channels, t->n, t->config.poll_ms);
-        } else
-                channels_cap_poll_ms(t->channels, t->n, 0);
+        else
+                channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
         if (ret_idle_poll_ns)
                 *ret_idle_poll_ns = shortest > t->config.poll_ms ? shortest * NSEC_PER_MSEC : 0;
-        return DP_MAX(longest * NSEC_PER_MSEC, configured) + TICK_MARGIN_NS;
+        return longest * NSEC_PER_MSEC + TICK_MARGIN_NS;
 }
 
 /* ns from @now until @deadline, 0 when it has passed. */
@@ -362,14 +365,14 @@ static uint64_t until(uint64_t now, uint64_t deadline) {
         return deadline > now ? deadline - now : 0;
 }
 
-/* How long to sleep at @now after a pass that found @fullest samples in the
- * fullest queue, @elapsed ns after the one before. */
-static uint64_t sleep_ns(struct tracker_thread *t, size_t fullest, uint64_t elapsed, uint64_t now) {
-        uint64_t quarter = queue_quarter(t), ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
+/* How long to sleep at @now: until the fullest queue, filling as fast as in
+ * the last pass, reaches a quarter, or something else is due. */
+static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
+        uint64_t ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
         uint64_t idle_poll, lag = tick_lag_ns(t, now, &idle_poll);
 
-        if (fullest > 0)
-                ns = DP_MAX((uint64_t) ((double) quarter * (double) elapsed / (double) fullest), SLEEP_MIN_NS);
+        if (t->fill_per_ns > 0)
+                ns = DP_MAX((uint64_t) ((double) queue_quarter(t) / t->fill_per_ns), SLEEP_MIN_NS);
         /* While every reader polls slowly, aggregations close in batches, as
          * their samples arrive. */
         if (due > 0)
@@ -494,7 +497,8 @@ static void *tracker_main(void *arg) {
 
                 elapsed = t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS;
                 t->fill_per_ns = (double) fullest / (double) DP_MAX(elapsed, 1);
-                nap = sleep_ns(t, fullest, elapsed, now);
+                update_poll_cap(t, now);
+                nap = sleep_ns(t, now);
                 t->last_pass_ns = now;
                 sleep_or_wake(t, nap);
         }

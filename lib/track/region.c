@@ -472,5 +472,5 @@ int dp_region_set_check(const struct dp_region_set *s) {
 
 void dp_region_set_add_age(struct dp_region_set *set, uint64_t n) {
         for (size_t i = 0; n && i < set->nr; i++)
-                set->regions[i].age = (uint32_t) DP_MIN((uint64_t) set->regions[i].age + n, UINT32_MAX);
+                set->regions[i].age = dp_region_age_add(set->regions[i].age, n);
 }

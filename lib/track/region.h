@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "macro.h"
 #include "range.h"
 
 struct dp_region {
@@ -103,6 +104,11 @@ void dp_region_set_done(struct dp_region_set *s);
  */
 int dp_region_set_update_ranges(struct dp_region_set *s, const struct dp_range *ranges, size_t n,
                                 const struct dp_region_limits *l);
+
+/* @age plus @n aggregations, saturating. */
+static inline uint32_t dp_region_age_add(uint32_t age, uint64_t n) {
+        return (uint32_t) DP_MIN((uint64_t) age + n, UINT32_MAX);
+}
 
 /* Adds @n aggregations to every region's age (saturating): aggregations
  * that closed while the set was left alone. */

@@ -677,7 +677,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                                 .nr_samples = reg->nr_samples,
                                 .last_nr_accesses = reg->last_nr_accesses,
                                 .nr_accesses = reg->nr_accesses,
-                                .age = (uint32_t) DP_MIN((uint64_t) reg->age + missed, UINT32_MAX),
+                                .age = dp_region_age_add(reg->age, missed),
                         };
                 }
         }

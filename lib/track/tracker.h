@@ -78,7 +78,9 @@ bool dp_tracker_has_target(const struct dp_tracker *t, uint32_t tgid);
 size_t dp_tracker_nr_targets(const struct dp_tracker *t);
 size_t dp_tracker_nr_regions(const struct dp_tracker *t);
 
-/* The live regions of a target, valid until the next tick or target change. */
+/* The live regions of a target, valid until the next tick or target change.
+ * A quiet target's ages lack the closes it missed (dp_tracker_snapshot()
+ * has them). */
 int dp_tracker_target_regions(const struct dp_tracker *t, uint32_t tgid,
                               const struct dp_region **ret_regions, size_t *ret_n);
 
