@@ -35,6 +35,7 @@
 #include "parse-util.h"
 #include "ring-reader.h"
 #include "tracker-thread.h"
+#include "time-util.h"
 
 #define PAGE 4096
 #define HOT_BYTES (64u << 20)
@@ -66,13 +67,6 @@ struct producer {
         pthread_t thread;
 } DP_ALIGNED_CACHELINE;         /* each producer thread writes its own per sample */
 
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 /* As the kernel: into the ring, if there is room past the reader's tail. */
 static bool ring_write(struct producer *p, const struct fault_record *rec) {
         struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *) p->mem;
@@ -102,7 +96,7 @@ static void reader_drain(struct producer *p) {
 static void *producer_main(void *arg) {
         struct producer *p = arg;
         struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *) p->mem;
-        uint64_t start = now_ns(), next = start, end = start + (uint64_t) (p->seconds * 1e9), page = 0;
+        uint64_t start = dp_now_ns(CLOCK_MONOTONIC), next = start, end = start + (uint64_t) (p->seconds * 1e9), page = 0;
         uint32_t pid = (uint32_t) getpid();
         size_t watermark = p->data_size / 2;    /* the daemon's wakeup_bytes (daemon/manager.c) */
         cpu_set_t set;
@@ -112,7 +106,7 @@ static void *producer_main(void *arg) {
         (void) sched_setaffinity(0, sizeof(set), &set);
 
         for (;;) {
-                uint64_t t = now_ns();
+                uint64_t t = dp_now_ns(CLOCK_MONOTONIC);
                 uint64_t due = (uint64_t) ((double) (DP_MIN(t, end) - start) * p->rate / 1e9);
                 struct timespec ts;
 
@@ -143,7 +137,7 @@ static void *producer_main(void *arg) {
         }
         /* The daemon's reader takes the rest when its poll interval passes. */
         reader_drain(p);
-        p->elapsed = (double) (now_ns() - start) / 1e9;
+        p->elapsed = (double) (dp_now_ns(CLOCK_MONOTONIC) - start) / 1e9;
         return NULL;
 }
 
@@ -231,20 +225,15 @@ static int parse_options(int argc, char *argv[], struct settings *set) {
         int opt;
 
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                char *end;
-
-                /* --rate and --seconds take fractions, which parse-util.h does not parse. */
                 switch (opt) {
                 case 'r':
-                        set->rate = strtod(optarg, &end);
-                        if (*end || set->rate <= 0 || set->rate > 1e8) {
+                        if (dp_parse_double(optarg, &set->rate) < 0 || set->rate <= 0 || set->rate > 1e8) {
                                 fprintf(stderr, "bench-overflow: --rate needs a number in (0, 1e8]\n");
                                 return -1;
                         }
                         break;
                 case 's':
-                        set->seconds = strtod(optarg, &end);
-                        if (*end || set->seconds <= 0 || set->seconds > 3600) {
+                        if (dp_parse_double(optarg, &set->seconds) < 0 || set->seconds <= 0 || set->seconds > 3600) {
                                 fprintf(stderr, "bench-overflow: --seconds needs a number in (0, 3600]\n");
                                 return -1;
                         }

@@ -57,8 +57,8 @@ void hotplug_check(struct hotplug *h, struct sampler *samplers, size_t n, const 
         r = read_online(h);
         if (r < 0) {
                 if (!h->unreadable)
-                        log_warning("cannot read the online CPUs from %s: %s; CPU hotplug goes unnoticed meanwhile",
-                                    h->path, strerror(-r));
+                        log_warning_errno(r, "cannot read the online CPUs from %s: %m; CPU hotplug goes unnoticed "
+                                          "meanwhile", h->path);
                 h->unreadable = true;
                 return;
         }

@@ -44,10 +44,8 @@ static int load_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
 
         if (!text[0]) {
                 r = dp_read_file("/sys/devices/system/cpu/online", &online, &len);
-                if (r < 0) {
-                        log_error("cannot read /sys/devices/system/cpu/online: %s", strerror(-r));
-                        return r;
-                }
+                if (r < 0)
+                        return log_error_errno(r, "cannot read /sys/devices/system/cpu/online: %m");
                 text = online;
         }
         r = dp_cpu_list_parse(text, cpus);
@@ -175,10 +173,8 @@ static int start_threads(struct manager *m) {
 
         /* The tracker first, so that no queue fills before anyone drains it. */
         r = tracker_thread_start(&m->o.config, m->channels, m->n, m->hub, &m->tracker);
-        if (r < 0) {
-                log_error("cannot start the region tracker: %s", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return log_error_errno(r, "cannot start the region tracker: %m");
         for (size_t i = 0; i < m->n; i++)
                 if (dp_cpu_get_status(&m->channels[i].stats).state == DP_CPU_ENABLED &&
                     sampler_start(&m->samplers[i]) == 0)
@@ -191,8 +187,8 @@ static int start_threads(struct manager *m) {
 
         r = damon_thread_start(&m->o.config, m->tracker, &m->damon);
         if (r < 0)
-                log_error("cannot start the DAMON thread: %s", strerror(-r));
-        return r;
+                return log_error_errno(r, "cannot start the DAMON thread: %m");
+        return 0;
 }
 
 int manager_new(const struct manager_options *options, struct manager **ret) {

@@ -73,8 +73,8 @@ static uint64_t drain_and_publish(struct sampler *s, bool stopping) {
                         int r = sampler_enable_ring(s);
 
                         if (r < 0)
-                                log_warning("cpu%d: cannot re-enable the event after AUX truncation: %s",
-                                            s->channel->cpu, strerror(-r));
+                                log_warning_errno(r, "cpu%d: cannot re-enable the event after AUX truncation: %m",
+                                                  s->channel->cpu);
                 }
         }
         return s->reader.counters.v[DP_C_CALLBACK] - before;
@@ -147,7 +147,7 @@ static void *reader_main(void *arg) {
                                 failed_step = DP_STEP_OFFLINE;
                                 break;
                         }
-                        next_lost_read = dp_now_ns(CLOCK_MONOTONIC) + LOST_READ_INTERVAL_NS;
+                        next_lost_read = now + LOST_READ_INTERVAL_NS;
                 }
                 if (hangup) {
                         /* The event is gone, e.g. its CPU went offline. */

@@ -93,10 +93,8 @@ static int open_events(struct sampler *s, const struct sampler_options *options)
                 r = s->test ? test_seam_fail_open(s->test, cpu) : 0;
                 if (r == 0)
                         r = dp_perf_event_open_cpu(&plan->event[i].attr, cpu, leader == i ? -1 : s->fds[leader]);
-                if (r < 0) {
-                        log_debug("cpu%d: cannot open %s: %s", cpu, plan->event[i].role ?: "?", strerror(-r));
-                        return r;
-                }
+                if (r < 0)
+                        return log_debug_errno(r, "cpu%d: cannot open %s: %m", cpu, plan->event[i].role ?: "?");
                 s->fds[i] = r;
         }
         s->fd = s->fds[plan->ring];

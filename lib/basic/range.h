@@ -28,10 +28,6 @@ static inline bool dp_range_contains(const struct dp_range *r, uint64_t addr) {
         return addr >= r->start && addr < r->end;
 }
 
-static inline bool dp_range_intersects(const struct dp_range *a, const struct dp_range *b) {
-        return a->start < b->end && b->start < a->end;
-}
-
 /* Sorts by start, then end. */
 void dp_ranges_sort(struct dp_range *ranges, size_t n);
 
