@@ -23,7 +23,7 @@
  * SLEEP_MIN_NS).  A reader whose queue passes half full wakes the tracker at
  * once (channel_wake_if_needed()), as do reloads and stop, so a burst
  * cannot overflow a queue however long the sleep.  On a virtual machine a
- * sleep and wakeup costs 20-30 us of CPU, as much as draining a few thousand
+ * sleep and wakeup costs 20-300 us of CPU, as much as draining thousands of
  * samples: at moderate rates this is one pass per aggregation interval
  * (bench/bench-overflow checks the queues at 1M samples/s per CPU). */
 #define SLEEP_MIN_NS 10000000ull

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import struct
 import subprocess
 import sys
@@ -142,12 +143,6 @@ def row_brightness(pixels, y, x0=PLOT_X0, x1=PLOT_X1):
     return sum(luma(p) for p in line) / len(line)
 
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def quantile(values, q):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -166,7 +161,7 @@ def clearly_brighter(bright, dark, pixels, x0=PLOT_X0):
     ran, which depends on the machine's load and on the sanitizers.
     Returns (ok, explanation)."""
     low, high = plot_scale(pixels, x0)
-    hot, cold = median(bright), median(dark)
+    hot, cold = statistics.median(bright), statistics.median(dark)
     cold_p90 = quantile(dark, 0.9)
     # Typical hot row above nearly every cold row, twice as bright as the
     # typical cold one, and apart from it by a tenth of the picture's range.

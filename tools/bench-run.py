@@ -684,7 +684,7 @@ def main():
     ap.add_argument("--soak", type=float, default=60, help="RSS soak seconds (default 60; the full one: 600)")
     ap.add_argument("--live", type=float, default=15, help="live measuring window, seconds (default 15)")
     ap.add_argument("--idle", type=float, default=30, help="idle measuring window, seconds (default 30)")
-    ap.add_argument("--reps", type=int, default=3, help="replay and live repetitions, median taken (default 3)")
+    ap.add_argument("--reps", type=int, default=3, help="replay, live and rates repetitions, median taken (default 3)")
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
     a = ap.parse_args()
