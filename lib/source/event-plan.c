@@ -20,3 +20,11 @@ int dp_event_plan_note(struct dp_event_plan *plan, int error, const char *fmt, .
         }
         return error;
 }
+
+void dp_event_plan_single(struct dp_event_plan *plan, const char *role) {
+        plan->n = 1;
+        plan->ring = 0;
+        plan->event[0].leader = 0;
+        plan->event[0].sampling = true;
+        plan->event[0].role = role;
+}

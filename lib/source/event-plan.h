@@ -40,6 +40,10 @@ struct dp_event_plan {
         char note[256];                 /* adjustments made (clamps, roundings), or why building failed */
 };
 
+/* Makes @plan the one sampling event in event[0], which leads itself and
+ * carries the ring, playing @role. */
+void dp_event_plan_single(struct dp_event_plan *plan, const char *role);
+
 /* Appends a formatted sentence to @plan->note ("; " between sentences) and
  * returns @error, so builders can write `return dp_event_plan_note(plan, -ERANGE, ...)`. */
 int dp_event_plan_note(struct dp_event_plan *plan, int error, const char *fmt, ...)

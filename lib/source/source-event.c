@@ -22,7 +22,6 @@ static int event_build_events(const struct dp_source *source, const struct dp_so
         char why[128];
         int r;
 
-        (void) source;
         if (cpu < 0)
                 return dp_event_plan_note(plan, -EINVAL, "event: invalid cpu %d", cpu);
         if (!options->event || !options->event[0])
@@ -35,12 +34,8 @@ static int event_build_events(const struct dp_source *source, const struct dp_so
         if (r < 0)
                 return r;
 
-        snprintf(plan->pmu, sizeof(plan->pmu), "libpfm");
-        plan->n = 1;
-        plan->ring = 0;
-        plan->event[0].leader = 0;
-        plan->event[0].sampling = true;
-        plan->event[0].role = "event";
+        snprintf(plan->pmu, sizeof(plan->pmu), "%s", source->pmu);
+        dp_event_plan_single(plan, source->name);
         return 0;
 }
 

@@ -131,11 +131,7 @@ static int ibs_build_events(const struct dp_source *source, const struct dp_sour
                             PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR;
         dp_source_attr_common(options, attr);
 
-        plan->n = 1;
-        plan->ring = 0;
-        plan->event[0].leader = 0;
-        plan->event[0].sampling = true;
-        plan->event[0].role = "ibs_op";
+        dp_event_plan_single(plan, "ibs_op");
         return 0;
 }
 

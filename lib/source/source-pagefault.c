@@ -24,11 +24,7 @@ static int pagefault_build_events(const struct dp_source *source, const struct d
         dp_source_attr_common(options, attr);
 
         snprintf(plan->pmu, sizeof(plan->pmu), "%s", source->pmu);
-        plan->n = 1;
-        plan->ring = 0;
-        plan->event[0].leader = 0;
-        plan->event[0].sampling = true;
-        plan->event[0].role = source->name;
+        dp_event_plan_single(plan, source->name);
         return 0;
 }
 

@@ -128,12 +128,8 @@ static int spe_build_events(const struct dp_source *source, const struct dp_sour
         if (page_size > 0)
                 attr->aux_watermark = (uint32_t) ((uint64_t) aux_pages * (uint64_t) page_size / 2);
 
-        plan->n = 1;
-        plan->ring = 0;
         plan->aux_pages = aux_pages;
-        plan->event[0].leader = 0;
-        plan->event[0].sampling = true;
-        plan->event[0].role = "arm_spe";
+        dp_event_plan_single(plan, "arm_spe");
         return 0;
 }
 
