@@ -406,14 +406,21 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
         return rearm(s, usec + 1000000ull);
 }
 
-static void stop_pipeline(struct manager *m) {
+/* Tells every reader to stop, wakes the sleeping ones and joins them.
+ * Idempotent: manager_free() calls it too, for a start that failed after
+ * some readers ran (the join would otherwise wait for a stop never said). */
+static void stop_readers(struct manager *m) {
         uint64_t one = 1;
 
         atomic_store_explicit(&m->readers_stop, true, memory_order_release);
-        if (write(m->stop_fd, &one, sizeof(one)) < 0)
+        if (m->stop_fd >= 0 && write(m->stop_fd, &one, sizeof(one)) < 0)
                 log_warning("cannot wake the readers: %m; they stop within %u ms", m->o.config.poll_ms);
-        for (size_t i = 0; i < m->n; i++)
+        for (size_t i = 0; m->samplers && i < m->n; i++)
                 sampler_stop(&m->samplers[i]);
+}
+
+static void stop_pipeline(struct manager *m) {
+        stop_readers(m);
         /* DAMON is restored before the tracker it reads from goes. */
         damon_thread_stop(m->damon);
         /* Only now: the readers have pushed their last samples. */
@@ -651,6 +658,7 @@ out:
 void manager_free(struct manager *m) {
         if (!m)
                 return;
+        stop_readers(m);
         damon_thread_free(m->damon);
         if (m->tracker) {
                 tracker_thread_stop(m->tracker);
