@@ -62,18 +62,18 @@ static json_t *stats_json(int64_t n) {
                          "sample_rate", 250.0,
                          "totals", counters_json(10 * n),
                          "cpus",
-                         "cpu", 0, "state", "RUNNING", "counters", counters_json(n),
-                         "cpu", 1, "state", "RUNNING", "counters", counters_json(n + 1));
+                         "cpu", 0, "state", "running", "counters", counters_json(n),
+                         "cpu", 1, "state", "running", "counters", counters_json(n + 1));
 }
 
 static json_t *cpus_json(void) {
         return json_pack("{s:[{s:i,s:s,s:n,s:n,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i},"
                          "{s:i,s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i}]}",
                          "cpus",
-                         "cpu", 0, "state", "RUNNING", "failed_step", "errno", "pmu", "software",
+                         "cpu", 0, "state", "running", "failed_step", "errno", "pmu", "software",
                          "pmu_type", 1, "config", 2, "sample_period", 1, "ring_bytes", 262144,
                          "queue_capacity", 65536, "ring_peak", 77, "lost", 0,
-                         "cpu", 1, "state", "ERROR", "failed_step", "enable", "errno", EACCES, "pmu", "software",
+                         "cpu", 1, "state", "error", "failed_step", "enable", "errno", EACCES, "pmu", "software",
                          "pmu_type", 1, "config", 2, "sample_period", 1, "ring_bytes", 262144,
                          "queue_capacity", 65536, "ring_peak", 0, "lost", 3);
 }
@@ -125,7 +125,7 @@ static json_t *event_json(int i, bool samples) {
                                  (json_int_t) 1700000000000000 + i, "cpu", i % 2, "pid", 42, "addr",
                                  (json_int_t) 0x7f0000001000);
         return json_pack("{s:{s:s,s:I,s:i,s:s,s:s}}", "event", "kind", "state_change", "timestamp_usec",
-                         (json_int_t) 1700000000000000 + i, "cpu", i, "from", "ENABLED", "to", "RUNNING");
+                         (json_int_t) 1700000000000000 + i, "cpu", i, "from", "enabled", "to", "running");
 }
 
 static bool send_message(int fd, json_t *parameters, const char *error, bool continues) {
@@ -709,8 +709,8 @@ START_TEST(test_monitor_interrupted) {
         r = collect(&f, pid);
         ck_assert_msg(r.status == 0, "monitor exited %d: %s", r.status, r.err);
         ck_assert_str_eq(r.err, "");
-        assert_contains(r.out, " CPU00 state_change ENABLED -> RUNNING\n");
-        assert_contains(r.out, " CPU02 state_change ENABLED -> RUNNING\n");
+        assert_contains(r.out, " CPU00 state_change enabled -> running\n");
+        assert_contains(r.out, " CPU02 state_change enabled -> running\n");
         log = slurp(f.log);
         assert_contains(log, "\"method\":\"io.damon.perfd.Monitor\"");
         assert_contains(log, "\"more\":true");

@@ -113,7 +113,7 @@ START_TEST(test_daemon_finds_hot_area) {
 
                 snprintf(needle, sizeof(needle), "CPU%d: ENABLED -> RUNNING", id);
                 ck_assert_msg(strstr(log, needle), "CPU%d never reached RUNNING:\n%s", id, log);
-                ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
+                ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "uninit");
                 counters_from_json(json_object_get(entry, "counters"), &cpu);
                 ck_assert_uint_eq(cpu.v[DP_C_CREATE], 1);
                 ck_assert_uint_eq(cpu.v[DP_C_BIND], 1);
@@ -210,11 +210,11 @@ START_TEST(test_failed_cpu_is_isolated) {
                 json_t *c = json_object_get(entry, "counters");
 
                 if (cpu == missing) {
-                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "ERROR");
+                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "error");
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "create")), 0);
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "callback")), 0);
                 } else {
-                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
+                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "uninit");
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "enable")), 1);
                 }
         }
