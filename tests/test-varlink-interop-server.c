@@ -173,6 +173,7 @@ int main(int argc, char *argv[]) {
                 { "io.damon.perfd.GetCPUs", method_zero, 0 },
                 { "io.damon.perfd.GetTargets", method_zero, 0 },
                 { "io.damon.perfd.GetRegions", method_get_regions, 0 },
+                { "io.damon.perfd.GetDamonView", method_zero, 0 },
                 { "io.damon.perfd.Monitor", method_monitor, DP_VARLINK_METHOD_REQUIRES_MORE },
                 { "io.damon.perfd.Reload", method_reload, 0 },
         };
