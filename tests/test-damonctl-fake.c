@@ -561,8 +561,8 @@ START_TEST(test_heatmap_live) {
         assert_contains(svg, "<g data-start=\"0x7f0000000000\" data-end=\"0x7f0000006666\">");
         run_done(&r);
 
-        /* Without --target: the hottest region's; a range zooms in. */
-        r = RUN(&f, "heatmap", "--duration", "0.1", "--interval", "0.1", "--range", "7f0000200000-0x7f0000400000");
+        /* Without --target: the hottest region's; a range zooms in.  --duration takes time spans. */
+        r = RUN(&f, "heatmap", "--duration", "100ms", "--interval", "0.1", "--range", "7f0000200000-0x7f0000400000");
         ck_assert_msg(r.status == 0, "heatmap: %d %s", r.status, r.err);
         ck_assert_str_eq(r.err, "heatmap: target 42, which has the hottest region\n");
         /* The upper 2 MiB only, at 10 and 5 of 20; two columns, drawn four characters wide. */
@@ -656,7 +656,14 @@ START_TEST(test_heatmap_usage) {
                 { "--range", "7f00", "--range: expected START-END" },
                 { "--range", "0x1000-0xzz", "--range: expected START-END" },
                 { "--interval", "0", "--interval: expected seconds between 0.001 and 86400, got '0'" },
-                { "--duration", "soon", "--duration: expected seconds" },
+                { "--duration", "soon", "--duration: expected a time span between 1ms and 2777h 46min 40s, "
+                                        "e.g. 1.5, 90s, 2min or 1min 30s, got 'soon'" },
+                { "--duration", "0", "--duration: expected a time span between 1ms and" },
+                { "--duration", "999us", "got '999us'" },
+                { "--duration", "2778h", "got '2778h'" },
+                { "--duration", "-1", "got '-1'" },
+                { "--duration", "1.5.5", "got '1.5.5'" },
+                { "--duration", "1 parsec", "got '1 parsec'" },
                 { "--target", "-3", "--target: expected a whole number" },
                 { "--svg", "", "--svg: expected a file name" },
         };
