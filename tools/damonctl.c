@@ -30,7 +30,7 @@ static void help(FILE *f) {
                 "  heatmap                One target's access rate over address and time, live or\n"
                 "                         from a perf.data capture; in the terminal and as SVG\n"
                 "  damon                  DAMON's regions beside the PMU's, and what the daemon does\n"
-                "                         with DAMON (owned, attached, observe-only, off)\n"
+                "                         with DAMON (owned, attached, observe_only, off)\n"
                 "  monitor                Follow state changes (and samples) until Ctrl-C\n"
                 "  reload                 Re-read the configuration, the targets' ranges, and retry CPUs\n"
                 "                         in ERROR (root only); status 1 with each file:line if invalid\n"
