@@ -209,18 +209,19 @@ void log_cpu_transition(int cpu, enum dp_cpu_state from, enum dp_cpu_state to, e
 
         if (priority > max_level)
                 return;
+        /* The message in capitals for people, the fields in the wire's lowercase. */
         if (to == DP_CPU_ERROR && step == DP_STEP_OFFLINE)
                 /* The cause, once: the reopening that follows its return logs the way back up. */
                 entry_begin(&e, priority, LOG_MESSAGE_CPU_STATE,
                             "CPU%d: %s -> ERROR at offline: the CPU went offline, its perf event is dead; "
                             "the sampler is closed and reopens when the CPU is back online", cpu,
-                            dp_cpu_state_name(from));
+                            dp_cpu_state_label(from));
         else if (to == DP_CPU_ERROR)
                 entry_begin(&e, priority, LOG_MESSAGE_CPU_STATE, "CPU%d: %s -> ERROR at %s: %s", cpu,
-                            dp_cpu_state_name(from), dp_cpu_step_name(step), strerror(-error));
+                            dp_cpu_state_label(from), dp_cpu_step_name(step), strerror(-error));
         else
-                entry_begin(&e, priority, LOG_MESSAGE_CPU_STATE, "CPU%d: %s -> %s", cpu, dp_cpu_state_name(from),
-                            dp_cpu_state_name(to));
+                entry_begin(&e, priority, LOG_MESSAGE_CPU_STATE, "CPU%d: %s -> %s", cpu, dp_cpu_state_label(from),
+                            dp_cpu_state_label(to));
         entry_add(&e, "DAMON_PERFD_CPU=%d", cpu);
         entry_add(&e, "DAMON_PERFD_STATE=%s", dp_cpu_state_name(to));
         entry_add(&e, "DAMON_PERFD_PREV_STATE=%s", dp_cpu_state_name(from));

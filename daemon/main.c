@@ -15,6 +15,7 @@
 #include "manager.h"
 #include "parse-util.h"
 #include "replay-run.h"
+#include "time-util.h"
 
 static void help(void) {
         printf("damon-perfd [OPTIONS...]\n\n"
@@ -38,7 +39,8 @@ static void help(void) {
                "     --max-regions=N         Maximum regions per target (default 1000)\n"
                "     --sample-interval-ms=N  DAMON sampling interval (default 5)\n"
                "     --aggr-interval-ms=N    DAMON aggregation interval (default 100)\n"
-               "     --duration=SEC          Exit after SEC seconds (default: run until signalled)\n"
+               "     --duration=TIME         Exit after TIME: 1.5 (seconds), 90s, 2min, 1min 30s, 500ms\n"
+               "                             (default or 0: run until signalled)\n"
                "     --print-interval=SEC    Print counters and hottest regions every SEC seconds\n"
                "     --top=N                 Regions shown by --print-interval (default 10)\n"
                "     --dump-stats[=FORMAT]   Print the final counters on exit: text (default) or json\n"
@@ -48,6 +50,23 @@ static void help(void) {
                "     --varlink-group=GROUP   Group that may use the socket (mode 0660)\n"
                "     --no-varlink            Do not serve the varlink API\n"
                "  -v --verbose               Log debug messages\n");
+}
+
+/* A time span as the configuration file takes them: "1.5" (seconds), "90s",
+ * "2min", "1min 30s", "500ms". */
+static int parse_timespan(const char *arg, const char *name, uint64_t min_usec, uint64_t max_usec,
+                          uint64_t *ret_usec) {
+        char min[DP_TIMESPAN_MAX], max[DP_TIMESPAN_MAX];
+        int r = dp_timespan_parse_in(arg, min_usec, max_usec, ret_usec);
+
+        if (r < 0) {
+                (void) dp_timespan_format(min_usec, min, sizeof(min));
+                (void) dp_timespan_format(max_usec, max, sizeof(max));
+                log_error("--%s: expected a time span between %s and %s, e.g. 1.5, 90s, 2min or 1min 30s, got '%s'",
+                          name, min, max, arg);
+                return -EINVAL;
+        }
+        return 0;
 }
 
 static int parse_u64(const char *arg, const char *name, uint64_t min, uint64_t max, uint64_t *ret) {
@@ -184,7 +203,7 @@ static int parse_other_option(int opt, struct manager_options *o, bool reloading
                 printf("damon-perfd %s\n", DP_VERSION);
                 return 1;
         case ARG_DURATION:
-                return parse_u64(optarg, "duration", 0, 365ull * 24 * 3600, &o->duration_sec);
+                return parse_timespan(optarg, "duration", 0, 365 * 24 * USEC_PER_HOUR, &o->duration_usec);
         case ARG_PRINT_INTERVAL:
                 return parse_u64(optarg, "print-interval", 1, 86400, &o->print_interval_sec);
         case ARG_TOP:

@@ -619,8 +619,8 @@ int manager_run(struct manager *m) {
                 r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload_signal, m);
-        if (r >= 0 && m->o.duration_sec)
-                r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, m->o.duration_sec * 1000000ull, 0,
+        if (r >= 0 && m->o.duration_usec)
+                r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, m->o.duration_usec, 0,
                                                on_duration, m);
         if (r >= 0)
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, 1000000ull, 0, on_second, m);

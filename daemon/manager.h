@@ -27,7 +27,7 @@ enum dump_format {
 
 struct manager_options {
         struct dp_config config;
-        uint64_t duration_sec;          /* 0: until signalled */
+        uint64_t duration_usec;         /* 0: until signalled */
         uint64_t print_interval_sec;    /* 0: no periodic report */
         uint32_t top;
         enum dump_format dump_stats;

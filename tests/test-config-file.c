@@ -125,9 +125,18 @@ START_TEST(test_timespan_parse) {
                 { "1s", 1000000 }, { "2sec", 2000000 }, { "1", 1000000 }, { " 15 ", 15000000 },
                 { "2min", 120000000 }, { "1m", 60000000 }, { "1h", 3600000000ull }, { "2hr", 7200000000ull },
                 { "1s 500ms", 1500000 }, { "1s500ms", 1500000 }, { "1h 2min 3s 4ms 5us", 3723004005ull },
-                { "10 ms", 10000 },
+                { "10 ms", 10000 }, { "1min 30s", 90000000 }, { "90s", 90000000 },
+                /* Fractions, as systemd's parse_sec(): a bare one is seconds. */
+                { "1.5", 1500000 }, { "1.5s", 1500000 }, { "0.25min", 15000000 }, { ".5s", 500000 },
+                { "2.5ms", 2500 }, { "1.5h", 5400000000ull }, { "0.000001", 1 }, { "1.5 s", 1500000 },
+                { "1.5s 250ms", 1750000 }, { "0.5min 0.5s", 30500000 }, { "3.0", 3000000 },
+                /* Past the microsecond the rest is dropped, as systemd does. */
+                { "0.0000019", 1 }, { "1.5us", 1 }, { "0.1234567ms", 123 },
         };
-        static const char *const bad[] = { "", " ", "ms", "1x", "1 s s", "-1s", "1.5s", "1s,2ms", "s1", "1 parsec" };
+        static const char *const bad[] = {
+                "", " ", "ms", "1x", "1 s s", "-1s", "1s,2ms", "s1", "1 parsec", "-1.5", "+1", "1.5.5", "5.",
+                ".", ".s", "1..5", "1,5s", "1.5x", "0x10", "1e3", "1.-5", "1.5 .", "nan", "inf", "1s -1s",
+        };
         uint64_t us;
 
         for (size_t i = 0; i < DP_ARRAY_SIZE(good); i++) {
@@ -143,6 +152,29 @@ START_TEST(test_timespan_parse) {
         ck_assert_int_eq(dp_timespan_parse("18446744073709551616us", &us), -ERANGE);
         ck_assert_int_eq(dp_timespan_parse("18446744073709551615us 1us", &us), -ERANGE);
         ck_assert_int_eq(dp_timespan_parse("99999999999999h", &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse("5124095576.1h", &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse("18446744073709.551615s", &us), 0);
+        ck_assert_uint_eq(us, UINT64_MAX);
+        ck_assert_int_eq(dp_timespan_parse("18446744073709.551616s", &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse("18446744073709551616.5us", &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse(NULL, &us), -EINVAL);
+        ck_assert_int_eq(dp_timespan_parse("1s", NULL), -EINVAL);
+
+        /* Within limits: the command lines' --duration. */
+        us = 7;
+        ck_assert_int_eq(dp_timespan_parse_in("1.5", 0, 10 * USEC_PER_SEC, &us), 0);
+        ck_assert_uint_eq(us, 1500000);
+        ck_assert_int_eq(dp_timespan_parse_in("10s", 0, 10 * USEC_PER_SEC, &us), 0);
+        ck_assert_uint_eq(us, 10000000);
+        ck_assert_int_eq(dp_timespan_parse_in("1ms", USEC_PER_MSEC, 10 * USEC_PER_SEC, &us), 0);
+        ck_assert_uint_eq(us, 1000);
+        us = 7;
+        ck_assert_int_eq(dp_timespan_parse_in("10.000001s", 0, 10 * USEC_PER_SEC, &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse_in("999us", USEC_PER_MSEC, 10 * USEC_PER_SEC, &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse_in("99999999999999h", 0, UINT64_MAX, &us), -ERANGE);
+        ck_assert_int_eq(dp_timespan_parse_in("soon", 0, UINT64_MAX, &us), -EINVAL);
+        ck_assert_int_eq(dp_timespan_parse_in("1s", 0, UINT64_MAX, NULL), -EINVAL);
+        ck_assert_uint_eq(us, 7);
 }
 END_TEST
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <check.h>
+#include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <strings.h>
 
 #include "counters.h"
 #include "cpu-state.h"
@@ -19,8 +22,22 @@ START_TEST(test_names_unique_and_owned) {
         ck_assert_ptr_null(dp_counter_name(_DP_C_MAX));
         ck_assert(dp_counter_is_level(DP_C_RING_PEAK));
         ck_assert(!dp_counter_is_level(DP_C_MATCH));
-        ck_assert_str_eq(dp_cpu_state_name(DP_CPU_RUNNING), "RUNNING");
-        ck_assert_str_eq(dp_cpu_state_name(42), "INVALID");
+        ck_assert_str_eq(dp_cpu_state_name(DP_CPU_RUNNING), "running");
+        ck_assert_str_eq(dp_cpu_state_name(42), "invalid");
+        /* The wire names are lowercase, the labels people read are capitals,
+         * and every wire name parses back to its state. */
+        for (int s = 0; s < _DP_CPU_STATE_MAX; s++) {
+                for (const char *p = dp_cpu_state_name(s); *p; p++)
+                        ck_assert_msg(islower((unsigned char) *p) || *p == '_', "%s", dp_cpu_state_name(s));
+                ck_assert_int_eq(dp_cpu_state_from_name(dp_cpu_state_name(s)), s);
+                ck_assert_int_eq(strcasecmp(dp_cpu_state_label(s), dp_cpu_state_name(s)), 0);
+                ck_assert_str_eq(dp_cpu_state_label_of(dp_cpu_state_name(s)), dp_cpu_state_label(s));
+        }
+        ck_assert_str_eq(dp_cpu_state_label(DP_CPU_ERROR), "ERROR");
+        ck_assert_int_eq(dp_cpu_state_from_name("RUNNING"), -EINVAL);
+        ck_assert_int_eq(dp_cpu_state_from_name(""), -EINVAL);
+        ck_assert_int_eq(dp_cpu_state_from_name(NULL), -EINVAL);
+        ck_assert_str_eq(dp_cpu_state_label_of("sleeping"), "sleeping");
 }
 END_TEST
 

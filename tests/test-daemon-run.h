@@ -136,7 +136,7 @@ static inline bool test_cpus_settled(json_t *reply) {
         json_array_foreach(cpus, i, cpu) {
                 const char *state = json_string_value(json_object_get(cpu, "state"));
 
-                if (!state || (strcmp(state, "RUNNING") != 0 && strcmp(state, "ERROR") != 0))
+                if (!state || (strcmp(state, "running") != 0 && strcmp(state, "error") != 0))
                         return false;
         }
         return true;

@@ -378,7 +378,7 @@ START_TEST(test_foreign_kdamond_is_never_written) {
         ck_assert_str_eq(after, before);
         ck_assert_int_eq(access(state_file, F_OK), -1);
         log = slurp(log_path);
-        ck_assert_msg(strstr(log, "observe-only"), "%s", log);
+        ck_assert_msg(strstr(log, "observe_only"), "%s", log);
         tree_teardown();
 }
 END_TEST

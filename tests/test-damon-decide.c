@@ -47,7 +47,7 @@ START_TEST(test_decide_off_and_bad_mode) {
         ck_assert_int_eq(d.role, DP_DAMON_ROLE_OFF);
         ck_assert_int_eq(dp_damon_decide(42, -1, 0, &t, NULL, false, false, &d), -EINVAL);
         ck_assert_str_eq(dp_damon_role_name(DP_DAMON_ROLE_OFF), "off");
-        ck_assert_str_eq(dp_damon_role_name(DP_DAMON_ROLE_OBSERVE), "observe-only");
+        ck_assert_str_eq(dp_damon_role_name(DP_DAMON_ROLE_OBSERVE), "observe_only");
         ck_assert_str_eq(dp_damon_role_name(DP_DAMON_ROLE_OWNED), "owned");
         ck_assert_str_eq(dp_damon_role_name(DP_DAMON_ROLE_ATTACHED), "attached");
 }

@@ -146,7 +146,7 @@ static void wait_ready(struct dp_stats_reply *ret) {
                         parse_stats(doc, &s);
                         ready = s.totals.v[DP_C_MATCH] > 1000;
                         for (size_t c = 0; c < s.n_cpus; c++)
-                                ready = ready && strcmp(s.cpus[c].state, "RUNNING") == 0;
+                                ready = ready && strcmp(s.cpus[c].state, "running") == 0;
                         json_decref(doc);
                         if (ready) {
                                 *ret = s;
@@ -170,7 +170,7 @@ static void check_stats(const struct dp_stats_reply *s) {
                 char what[32];
 
                 snprintf(what, sizeof(what), "CPU%lld", (long long) s->cpus[c].cpu);
-                ck_assert_str_eq(s->cpus[c].state, "RUNNING");
+                ck_assert_str_eq(s->cpus[c].state, "running");
                 check_invariants(&s->cpus[c].values, what);
                 for (unsigned i = 0; i < _DP_C_MAX; i++)
                         sum.v[i] = dp_stats_value_is_level(i) ? DP_MAX(sum.v[i], s->cpus[c].values.v[i])
@@ -191,7 +191,7 @@ static void check_cpus(const struct dp_stats_reply *s) {
                 const struct dp_stats_values *v = &s->cpus[i].values;
 
                 ck_assert_int_eq(json_integer_value(json_object_get(cpu, "cpu")), s->cpus[i].cpu);
-                ck_assert_str_eq(json_string_value(json_object_get(cpu, "state")), "RUNNING");
+                ck_assert_str_eq(json_string_value(json_object_get(cpu, "state")), "running");
                 ck_assert(json_is_null(json_object_get(cpu, "failed_step")) || !json_object_get(cpu, "failed_step"));
                 ck_assert_str_eq(json_string_value(json_object_get(cpu, "pmu")), s->source_pmu);
                 ck_assert_int_gt(json_integer_value(json_object_get(cpu, "ring_bytes")), 0);
@@ -298,9 +298,9 @@ static void check_prometheus(const struct dp_stats_reply *s) {
                 /* Scraped after stats --json: counts never go back. */
                 ck_assert_int_ge(cb, s->cpus[c].values.v[DP_C_CALLBACK]);
                 ck_assert_int_ge(prom_counter(r.out, "match", cpu), s->cpus[c].values.v[DP_C_MATCH]);
-                snprintf(series, sizeof(series), "damon_perfd_cpu_state{cpu=\"%lld\",state=\"RUNNING\"}", cpu);
+                snprintf(series, sizeof(series), "damon_perfd_cpu_state{cpu=\"%lld\",state=\"running\"}", cpu);
                 ck_assert_int_eq(prom_value(r.out, series), 1);
-                snprintf(series, sizeof(series), "damon_perfd_cpu_state{cpu=\"%lld\",state=\"ERROR\"}", cpu);
+                snprintf(series, sizeof(series), "damon_perfd_cpu_state{cpu=\"%lld\",state=\"error\"}", cpu);
                 ck_assert_int_eq(prom_value(r.out, series), 0);
         }
         ck_assert_ptr_nonnull(strstr(r.out, "# TYPE damon_perfd_ring_peak gauge\n"));

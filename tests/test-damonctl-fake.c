@@ -62,18 +62,18 @@ static json_t *stats_json(int64_t n) {
                          "sample_rate", 250.0,
                          "totals", counters_json(10 * n),
                          "cpus",
-                         "cpu", 0, "state", "RUNNING", "counters", counters_json(n),
-                         "cpu", 1, "state", "RUNNING", "counters", counters_json(n + 1));
+                         "cpu", 0, "state", "running", "counters", counters_json(n),
+                         "cpu", 1, "state", "running", "counters", counters_json(n + 1));
 }
 
 static json_t *cpus_json(void) {
         return json_pack("{s:[{s:i,s:s,s:n,s:n,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i},"
                          "{s:i,s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i}]}",
                          "cpus",
-                         "cpu", 0, "state", "RUNNING", "failed_step", "errno", "pmu", "software",
+                         "cpu", 0, "state", "running", "failed_step", "errno", "pmu", "software",
                          "pmu_type", 1, "config", 2, "sample_period", 1, "ring_bytes", 262144,
                          "queue_capacity", 65536, "ring_peak", 77, "lost", 0,
-                         "cpu", 1, "state", "ERROR", "failed_step", "enable", "errno", EACCES, "pmu", "software",
+                         "cpu", 1, "state", "error", "failed_step", "enable", "errno", EACCES, "pmu", "software",
                          "pmu_type", 1, "config", 2, "sample_period", 1, "ring_bytes", 262144,
                          "queue_capacity", 65536, "ring_peak", 0, "lost", 3);
 }
@@ -125,7 +125,7 @@ static json_t *event_json(int i, bool samples) {
                                  (json_int_t) 1700000000000000 + i, "cpu", i % 2, "pid", 42, "addr",
                                  (json_int_t) 0x7f0000001000);
         return json_pack("{s:{s:s,s:I,s:i,s:s,s:s}}", "event", "kind", "state_change", "timestamp_usec",
-                         (json_int_t) 1700000000000000 + i, "cpu", i, "from", "ENABLED", "to", "RUNNING");
+                         (json_int_t) 1700000000000000 + i, "cpu", i, "from", "enabled", "to", "running");
 }
 
 static bool send_message(int fd, json_t *parameters, const char *error, bool continues) {
@@ -561,8 +561,8 @@ START_TEST(test_heatmap_live) {
         assert_contains(svg, "<g data-start=\"0x7f0000000000\" data-end=\"0x7f0000006666\">");
         run_done(&r);
 
-        /* Without --target: the hottest region's; a range zooms in. */
-        r = RUN(&f, "heatmap", "--duration", "0.1", "--interval", "0.1", "--range", "7f0000200000-0x7f0000400000");
+        /* Without --target: the hottest region's; a range zooms in.  --duration takes time spans. */
+        r = RUN(&f, "heatmap", "--duration", "100ms", "--interval", "0.1", "--range", "7f0000200000-0x7f0000400000");
         ck_assert_msg(r.status == 0, "heatmap: %d %s", r.status, r.err);
         ck_assert_str_eq(r.err, "heatmap: target 42, which has the hottest region\n");
         /* The upper 2 MiB only, at 10 and 5 of 20; two columns, drawn four characters wide. */
@@ -656,7 +656,14 @@ START_TEST(test_heatmap_usage) {
                 { "--range", "7f00", "--range: expected START-END" },
                 { "--range", "0x1000-0xzz", "--range: expected START-END" },
                 { "--interval", "0", "--interval: expected seconds between 0.001 and 86400, got '0'" },
-                { "--duration", "soon", "--duration: expected seconds" },
+                { "--duration", "soon", "--duration: expected a time span between 1ms and 2777h 46min 40s, "
+                                        "e.g. 1.5, 90s, 2min or 1min 30s, got 'soon'" },
+                { "--duration", "0", "--duration: expected a time span between 1ms and" },
+                { "--duration", "999us", "got '999us'" },
+                { "--duration", "2778h", "got '2778h'" },
+                { "--duration", "-1", "got '-1'" },
+                { "--duration", "1.5.5", "got '1.5.5'" },
+                { "--duration", "1 parsec", "got '1 parsec'" },
                 { "--target", "-3", "--target: expected a whole number" },
                 { "--svg", "", "--svg: expected a file name" },
         };
@@ -709,8 +716,8 @@ START_TEST(test_monitor_interrupted) {
         r = collect(&f, pid);
         ck_assert_msg(r.status == 0, "monitor exited %d: %s", r.status, r.err);
         ck_assert_str_eq(r.err, "");
-        assert_contains(r.out, " CPU00 state_change ENABLED -> RUNNING\n");
-        assert_contains(r.out, " CPU02 state_change ENABLED -> RUNNING\n");
+        assert_contains(r.out, " CPU00 state_change enabled -> running\n");
+        assert_contains(r.out, " CPU02 state_change enabled -> running\n");
         log = slurp(f.log);
         assert_contains(log, "\"method\":\"io.damon.perfd.Monitor\"");
         assert_contains(log, "\"more\":true");

@@ -177,11 +177,11 @@ START_TEST(test_monitor_event_lines) {
                 const char *json, *line;
         } cases[] = {
                 { "{\"kind\":\"state_change\",\"timestamp_usec\":1000000000123456,\"cpu\":1,"
-                  "\"from\":\"ENABLED\",\"to\":\"RUNNING\"}",
-                  "2001-09-09 01:46:40.123456 CPU01 state_change ENABLED -> RUNNING" },
+                  "\"from\":\"enabled\",\"to\":\"running\"}",
+                  "2001-09-09 01:46:40.123456 CPU01 state_change enabled -> running" },
                 { "{\"kind\":\"state_change\",\"timestamp_usec\":1000000000000000,\"cpu\":3,"
-                  "\"from\":\"RUNNING\",\"to\":\"ERROR\",\"errno\":9,\"failed_step\":\"run\"}",
-                  "2001-09-09 01:46:40.000000 CPU03 state_change RUNNING -> ERROR failed_step=run "
+                  "\"from\":\"running\",\"to\":\"error\",\"errno\":9,\"failed_step\":\"run\"}",
+                  "2001-09-09 01:46:40.000000 CPU03 state_change running -> error failed_step=run "
                   "errno=9 (Bad file descriptor)" },
                 { "{\"kind\":\"sample\",\"timestamp_usec\":0,\"cpu\":0,\"pid\":4242,\"addr\":140737488351232}",
                   "1970-01-01 00:00:00.000000 CPU00 sample pid=4242 addr=0x7ffffffff000" },

@@ -201,12 +201,17 @@ START_TEST(test_usage_and_unreachable) {
                 const char *err;
         } cases[] = {
                 { { "selftest", "--duration", "0.5" }, 2, "--duration must be at least 1 second" },
+                { { "selftest", "--duration", "500ms" }, 2, "--duration must be at least 1 second" },
+                { { "selftest", "--duration", "1.5.5" }, 2, "--duration: expected a time span" },
                 { { "selftest", "--config", "/etc/damon-perfd.conf" }, 2, "needs --standalone" },
                 { { "selftest", "--top", "3" }, 2, "selftest does not take --top" },
                 { { "stats", "--standalone" }, 2, "stats does not take --standalone" },
                 { { "selftest", "--daemon=" }, 2, "--daemon: expected a file name" },
                 /* Nothing listens there: nothing is started either. */
                 { { "selftest", "--duration", "1" }, 3, "damon-perfd is not running" },
+                /* Time spans as the configuration takes them get as far. */
+                { { "selftest", "--duration", "1min 30s" }, 3, "damon-perfd is not running" },
+                { { "selftest", "--duration", "1.5" }, 3, "damon-perfd is not running" },
         };
 
         setup();

@@ -35,7 +35,7 @@ static json_t *stats_json(int64_t uptime_usec, int64_t base, const char *name, b
                                 "uptime_usec", (json_int_t) uptime_usec,
                                 "sample_rate", 1234.5,
                                 "totals", counters_json(10 * base),
-                                "cpus", cpu_json(0, "RUNNING", base), cpu_json(1, "ERROR", base + 1));
+                                "cpus", cpu_json(0, "running", base), cpu_json(1, "error", base + 1));
 
         ck_assert_ptr_nonnull(doc);
         return doc;
@@ -60,7 +60,7 @@ START_TEST(test_parse) {
         ck_assert(fabs(r.sample_rate - 1234.5) < 1e-9);
         ck_assert_uint_eq(r.n_cpus, 2);
         ck_assert_int_eq(r.cpus[1].cpu, 1);
-        ck_assert_str_eq(r.cpus[1].state, "ERROR");
+        ck_assert_str_eq(r.cpus[1].state, "error");
         ck_assert_int_eq(r.cpus[1].values.v[DP_C_MATCH], 2021);
         ck_assert_int_eq(r.totals.v[DP_STATS_IN_FLIGHT], 10000 + DP_STATS_IN_FLIGHT);
         ck_assert_int_eq(r.cpus[0].values.v[DP_C_SPE_NO_DATA], 1000 + DP_C_SPE_NO_DATA);
@@ -144,7 +144,7 @@ START_TEST(test_rates) {
         ck_assert(fabs(rates.cpus[1].v[DP_C_KERNEL_LOST] - 4014.0) < 1e-9);
         ck_assert(fabs(rates.total[DP_STATS_IN_FLIGHT] - (30000.0 + DP_STATS_IN_FLIGHT)) < 1e-9);
         ck_assert(fabs(rates.total[DP_C_AUX_COLLISION] - 10000.0) < 1e-9);
-        ck_assert_str_eq(rates.cpus[1].state, "ERROR");
+        ck_assert_str_eq(rates.cpus[1].state, "error");
         dp_stats_rates_done(&rates);
 
         /* The first report: averages since the daemon started. */
@@ -190,7 +190,7 @@ START_TEST(test_rates_counts_back_and_new_cpu) {
 
         /* A CPU the previous reply did not have is averaged since the start. */
         doc = stats_json(3000000, 6, "pf", false);
-        json_array_append_new(json_object_get(doc, "cpus"), cpu_json(7, "RUNNING", 6));
+        json_array_append_new(json_object_get(doc, "cpus"), cpu_json(7, "running", 6));
         parse_ok(doc, &cur);
         ck_assert_int_eq(dp_stats_rates_compute(&prev, &cur, &rates), 0);
         ck_assert(!rates.restarted);
@@ -435,10 +435,10 @@ START_TEST(test_prometheus_values) {
         ck_assert_ptr_null(strstr(out, "10021"));
 
         /* One state series per state and CPU, 1 for the current one. */
-        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"0\",state=\"RUNNING\"} 1"));
-        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"0\",state=\"ERROR\"} 0"));
-        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"1\",state=\"ERROR\"} 1"));
-        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"1\",state=\"UNINIT\"} 0"));
+        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"0\",state=\"running\"} 1"));
+        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"0\",state=\"error\"} 0"));
+        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"1\",state=\"error\"} 1"));
+        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"1\",state=\"uninit\"} 0"));
 }
 END_TEST
 
@@ -486,7 +486,7 @@ START_TEST(test_prometheus_families_once) {
         json_array_append_new(json_object_get(doc, "cpus"), cpu_json(2, "PAUSED", 4));
         out = prometheus(doc);
         ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"2\",state=\"PAUSED\"} 1"));
-        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"2\",state=\"RUNNING\"} 0"));
+        ck_assert(has_line(out, "damon_perfd_cpu_state{cpu=\"2\",state=\"running\"} 0"));
         /* source_info, uptime, sample_rate, cpu_state, and one per Counters value. */
         ck_assert_uint_eq(check_exposition(out, &ones), 4 + _DP_STATS_VALUES_MAX);
         ck_assert_uint_eq(ones, 3);

@@ -108,11 +108,11 @@ START_TEST(test_open_refused_on_one_cpu) {
                 const char *state = json_string_value(json_object_get(c, "state"));
 
                 if (json_integer_value(json_object_get(c, "cpu")) == cpu) {
-                        ck_assert_str_eq(state, "ERROR");
+                        ck_assert_str_eq(state, "error");
                         ck_assert_str_eq(json_string_value(json_object_get(c, "failed_step")), "create");
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "errno")), error);
                 } else
-                        ck_assert_str_eq(state, "RUNNING");
+                        ck_assert_str_eq(state, "running");
         }
         ck_assert_uint_eq(i, (size_t) cpu + 1);
         json_decref(cpus);
@@ -255,12 +255,12 @@ START_TEST(test_cpu_offline_and_back) {
 
         /* Offline: closed within the second's look, the rest untouched. */
         write_online_list(online, fewer);
-        wait_cpu_state(&d, cpu, "ERROR", "offline");
+        wait_cpu_state(&d, cpu, "error", "offline");
         get_cpu(&d, cpu, state, step, sizeof(state), &error);
         ck_assert_int_eq(error, ENODEV);
         for (int other = 0; other < cpu; other++) {
                 get_cpu(&d, other, state, step, sizeof(state), &error);
-                ck_assert_msg(strcmp(state, "RUNNING") == 0, "CPU%d is %s with CPU%d offline", other, state, cpu);
+                ck_assert_msg(strcmp(state, "running") == 0, "CPU%d is %s with CPU%d offline", other, state, cpu);
         }
         test_daemon_stats(&d, &off);
         test_sleep(1.5);
@@ -274,7 +274,7 @@ START_TEST(test_cpu_offline_and_back) {
 
         /* Back: opened again, counting on from where it was. */
         write_online_list(online, all);
-        wait_cpu_state(&d, cpu, "RUNNING", NULL);
+        wait_cpu_state(&d, cpu, "running", NULL);
         for (double deadline = test_now() + 10;; test_sleep(0.1)) {
                 test_daemon_stats(&d, &back);
                 if (cpu_counter(&back, cpu, DP_C_DEQUEUE) > cpu_counter(&still, cpu, DP_C_DEQUEUE))

@@ -22,6 +22,8 @@
 #include "counters.h"
 
 #include "check-main.h"
+#include "macro.h"
+#include "time-util.h"
 #include "test-workload.h"
 
 
@@ -113,7 +115,7 @@ START_TEST(test_daemon_finds_hot_area) {
 
                 snprintf(needle, sizeof(needle), "CPU%d: ENABLED -> RUNNING", id);
                 ck_assert_msg(strstr(log, needle), "CPU%d never reached RUNNING:\n%s", id, log);
-                ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
+                ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "uninit");
                 counters_from_json(json_object_get(entry, "counters"), &cpu);
                 ck_assert_uint_eq(cpu.v[DP_C_CREATE], 1);
                 ck_assert_uint_eq(cpu.v[DP_C_BIND], 1);
@@ -163,9 +165,14 @@ START_TEST(test_daemon_rejects_bad_options) {
                 { (char *) daemon, "--pid=abc", NULL },
                 /* This machine has no AMD IBS: insisting on it must fail, saying so. */
                 { (char *) daemon, "--source=ibs", NULL },
+                { (char *) daemon, "--duration=1.5.5", NULL },
+                { (char *) daemon, "--duration=-1s", NULL },
+                { (char *) daemon, "--duration=366d", NULL },
+                { (char *) daemon, "--duration=8761h", NULL },
         };
         const char *expect[] = { "power of two", "Source=nonesuch refused", "invalid CPU list", "--pid",
-                                 "ibs_op" };
+                                 "ibs_op", "--duration: expected a time span between 0 and 8760h",
+                                 "got '-1s'", "got '366d'", "got '8761h'" };
 
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 ck_assert_int_ne(run_daemon(bad[i], log, 1 << 16), 0);
@@ -178,6 +185,33 @@ START_TEST(test_daemon_rejects_bad_options) {
                                       strstr(error, "ibs_op") < strchrnul(error, '\n'),
                                       "--source=ibs: no one-line reason naming ibs_op, got: %s", log);
                 }
+        }
+        free(log);
+}
+END_TEST
+
+/* --duration takes a time span as the configuration file does: a fraction
+ * of a second runs that long, and exits 0. */
+START_TEST(test_duration_takes_timespans) {
+        static const struct {
+                const char *arg;
+                uint64_t usec;
+        } runs[] = { { "--duration=1.5", 1500000 }, { "--duration=300ms", 300000 }, { "--duration=0.01min", 600000 } };
+        const char *daemon = getenv("DP_DAEMON");
+        char *log = malloc(1 << 20);
+
+        for (size_t i = 0; i < DP_ARRAY_SIZE(runs); i++) {
+                char *argv[] = { (char *) daemon, "--cpus=0", (char *) runs[i].arg, "--no-varlink", NULL };
+                uint64_t start = dp_now_ns(CLOCK_MONOTONIC), took_usec;
+
+                ck_assert_msg(run_daemon(argv, log, 1 << 20) == 0, "%s: %s", runs[i].arg, log);
+                took_usec = (dp_now_ns(CLOCK_MONOTONIC) - start) / NSEC_PER_USEC;
+                ck_assert_msg(took_usec >= runs[i].usec, "%s: exited after %llu us", runs[i].arg,
+                              (unsigned long long) took_usec);
+                /* Start and stop take well under a second; a loaded machine may add some. */
+                ck_assert_msg(took_usec < runs[i].usec + 10 * USEC_PER_SEC, "%s: ran %llu us", runs[i].arg,
+                              (unsigned long long) took_usec);
+                ck_assert_msg(strstr(log, "duration reached, stopping"), "%s: %s", runs[i].arg, log);
         }
         free(log);
 }
@@ -210,11 +244,11 @@ START_TEST(test_failed_cpu_is_isolated) {
                 json_t *c = json_object_get(entry, "counters");
 
                 if (cpu == missing) {
-                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "ERROR");
+                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "error");
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "create")), 0);
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "callback")), 0);
                 } else {
-                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "UNINIT");
+                        ck_assert_str_eq(json_string_value(json_object_get(entry, "state")), "uninit");
                         ck_assert_int_eq(json_integer_value(json_object_get(c, "enable")), 1);
                 }
         }
@@ -363,6 +397,7 @@ int main(void) {
         tcase_set_timeout(tc, 90);
         tcase_add_test(tc, test_daemon_finds_hot_area);
         tcase_add_test(tc, test_daemon_rejects_bad_options);
+        tcase_add_test(tc, test_duration_takes_timespans);
         tcase_add_test(tc, test_daemon_replays_a_capture);
         tcase_add_test(tc, test_failed_cpu_is_isolated);
         tcase_add_test(tc, test_sighup_reloads_config);

@@ -87,7 +87,7 @@ static void emit_all(void) {
         log_samples_lost(2, 10, 3, 300, 10);
         log_tracker_stalled(12000, 30000000);
         log_tracker_recovered(15000);
-        log_damon_role("observe-only", -1, "kdamond 0 is running (pid 9) and is not ours: observe only");
+        log_damon_role("observe_only", -1, "kdamond 0 is running (pid 9) and is not ours: observe only");
         log_damon_error("commit", "/sys/kernel/mm/damon/admin/kdamonds/0/state", EINVAL, 0, 1);
         log_damon_restored("owned", 0, 0);
         capture_end();
@@ -134,8 +134,8 @@ START_TEST(test_cpu_transition_fields) {
         c = find_entry(LOG_MESSAGE_CPU_STATE);
         assert_field(c, "PRIORITY", "3");
         assert_field(c, "DAMON_PERFD_CPU", "7");
-        assert_field(c, "DAMON_PERFD_STATE", "ERROR");
-        assert_field(c, "DAMON_PERFD_PREV_STATE", "BOUND");
+        assert_field(c, "DAMON_PERFD_STATE", "error");
+        assert_field(c, "DAMON_PERFD_PREV_STATE", "bound");
         assert_field(c, "DAMON_PERFD_ERRNO", "13");
         assert_field(c, "DAMON_PERFD_STEP", dp_cpu_step_name(DP_STEP_ENABLE));
         assert_field(c, "DAMON_PERFD_PMU", "software");
@@ -149,7 +149,7 @@ START_TEST(test_damon_event_fields) {
 
         emit_all();
         c = find_entry(LOG_MESSAGE_DAMON_ROLE);
-        assert_field(c, "DAMON_PERFD_DAMON_ROLE", "observe-only");
+        assert_field(c, "DAMON_PERFD_DAMON_ROLE", "observe_only");
         assert_field(c, "DAMON_PERFD_KDAMOND", "-1");
         ck_assert_ptr_nonnull(strstr(field(c, "MESSAGE"), "is not ours: observe only"));
         c = find_entry(LOG_MESSAGE_DAMON_ERROR);

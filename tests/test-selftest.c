@@ -69,7 +69,7 @@ static json_t *stats_json(int64_t uptime_usec, json_t *totals, bool hardware) {
  * owned, committed to and read back. */
 static void fixture_init(struct fixture *f, bool hardware) {
         *f = (struct fixture) {
-                .cpus = { { 0, "RUNNING", NULL, 0 }, { 1, "RUNNING", NULL, 0 } },
+                .cpus = { { 0, "running", NULL, 0 }, { 1, "running", NULL, 0 } },
                 .regions = {
                         { HOT_START + 0x1000, HOT_START + 0x200000, 18, 3 },
                         { HOT_START + 0x200000, HOT_END, 18, 2 },
@@ -182,7 +182,7 @@ START_TEST(test_plumbing_only_cpu_in_error) {
         char why[1024];
 
         fixture_init(&f, true);
-        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "create", EACCES };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "error", "create", EACCES };
         ck_assert_int_eq(judge(&f, why, sizeof(why)), DP_SELFTEST_PLUMBING_ONLY);
         ck_assert_int_eq(find(&f.r, "created")->result, DP_SELFTEST_PASS);
         ck_assert(find(&f.r, "created")->partial);
@@ -195,7 +195,7 @@ START_TEST(test_plumbing_only_cpu_in_error) {
 
         /* Failing later: a CPU that was bound but not enabled reached BOUND. */
         fixture_init(&f, true);
-        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "enable", EBUSY };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "error", "enable", EBUSY };
         judge(&f, why, sizeof(why));
         ck_assert(!find(&f.r, "bound")->partial);
         ck_assert(find(&f.r, "enabled")->partial);
@@ -211,7 +211,7 @@ START_TEST(test_offline_cpu_left_out) {
         char why[1024];
 
         fixture_init(&f, true);
-        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "offline", ENODEV };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "error", "offline", ENODEV };
         ck_assert_int_eq(judge(&f, why, sizeof(why)), DP_SELFTEST_FULLY_INTEGRATED);
         ck_assert_int_eq(find(&f.r, "running")->result, DP_SELFTEST_PASS);
         ck_assert(!find(&f.r, "running")->partial);
@@ -220,8 +220,8 @@ START_TEST(test_offline_cpu_left_out) {
 
         /* Beside a CPU that failed for real, only that one is named. */
         fixture_init(&f, true);
-        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "offline", ENODEV };
-        f.cpus[0] = (struct dp_selftest_cpu) { 0, "ERROR", "create", EACCES };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "error", "offline", ENODEV };
+        f.cpus[0] = (struct dp_selftest_cpu) { 0, "error", "create", EACCES };
         ck_assert_int_eq(judge(&f, why, sizeof(why)), DP_SELFTEST_UNUSABLE);
         ck_assert_int_eq(find(&f.r, "created")->result, DP_SELFTEST_FAIL);
         ck_assert_str_eq(find(&f.r, "created")->reason, "0/1 CPUs reached CREATED (the furthest: UNINIT); not: "
@@ -229,8 +229,8 @@ START_TEST(test_offline_cpu_left_out) {
         fixture_done(&f);
 
         fixture_init(&f, true);
-        f.cpus[0] = (struct dp_selftest_cpu) { 0, "ERROR", "offline", ENODEV };
-        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "offline", ENODEV };
+        f.cpus[0] = (struct dp_selftest_cpu) { 0, "error", "offline", ENODEV };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "error", "offline", ENODEV };
         judge(&f, why, sizeof(why));
         ck_assert_int_eq(find(&f.r, "running")->result, DP_SELFTEST_FAIL);
         ck_assert_str_eq(find(&f.r, "running")->reason, "every sampled CPU is offline");
@@ -305,8 +305,8 @@ START_TEST(test_unusable_every_cpu_failed) {
         char why[1024];
 
         fixture_init(&f, true);
-        f.cpus[0] = (struct dp_selftest_cpu) { 0, "ERROR", "create", ENOENT };
-        f.cpus[1] = (struct dp_selftest_cpu) { 1, "ERROR", "create", ENOSPC };
+        f.cpus[0] = (struct dp_selftest_cpu) { 0, "error", "create", ENOENT };
+        f.cpus[1] = (struct dp_selftest_cpu) { 1, "error", "create", ENOSPC };
         ck_assert_int_eq(judge(&f, why, sizeof(why)), DP_SELFTEST_UNUSABLE);
         ck_assert_str_eq(find(&f.r, "created")->reason,
                          "0/2 CPUs reached CREATED (the furthest: UNINIT); not: CPU0 ERROR at create (No such file or "

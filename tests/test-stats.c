@@ -54,7 +54,7 @@ START_TEST(test_collect_and_json) {
         ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "totals"), "in_flight")), 30);
         cpu1 = json_array_get(json_object_get(j, "cpus"), 1);
         ck_assert_int_eq(json_integer_value(json_object_get(cpu1, "cpu")), 3);
-        ck_assert_str_eq(json_string_value(json_object_get(cpu1, "state")), "ERROR");
+        ck_assert_str_eq(json_string_value(json_object_get(cpu1, "state")), "error");
         ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(cpu1, "counters"), "callback")), 20);
         /* every counter is there, by its name */
         for (int c = 0; c < _DP_C_MAX; c++)

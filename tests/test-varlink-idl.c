@@ -75,7 +75,7 @@ START_TEST(test_our_interface) {
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "CPUState");
         ck_assert_int_eq(m->type->kind, DP_VARLINK_TYPE_ENUM);
         ck_assert_uint_eq(m->type->n_values, 6);
-        ck_assert_str_eq(m->type->values[5], "ERROR");
+        ck_assert_str_eq(m->type->values[5], "error");
 
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Target");
         f = field(m->type, "kind");
@@ -244,7 +244,7 @@ START_TEST(test_validate_types) {
         CHECK(monitor, dp_varlink_idl_validate_call, "{\"samples\": false, \"max_per_second\": 10}", 0, NULL);
 
         CHECK(monitor, dp_varlink_idl_validate_reply,
-              "{\"event\": {\"kind\": \"state_change\", \"timestamp_usec\": 1, \"from\": \"BOUND\", \"to\": \"ERROR\"}}",
+              "{\"event\": {\"kind\": \"state_change\", \"timestamp_usec\": 1, \"from\": \"bound\", \"to\": \"error\"}}",
               0, NULL);
         CHECK(monitor, dp_varlink_idl_validate_reply,
               "{\"event\": {\"kind\": \"state_change\", \"timestamp_usec\": 1, \"from\": \"BOGUS\"}}",

@@ -118,7 +118,7 @@ static int monitor_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         struct monitor *m = userdata;
         bool last = ++m->sent == MONITOR_EVENTS;
         json_t *p = json_pack("{s:{s:s, s:I, s:i, s:s, s:s}}", "event", "kind", "state_change",
-                              "timestamp_usec", (json_int_t) usec, "cpu", m->sent, "from", "ENABLED", "to", "RUNNING");
+                              "timestamp_usec", (json_int_t) usec, "cpu", m->sent, "from", "enabled", "to", "running");
         int r;
 
         r = last ? dp_varlink_call_reply(m->call, p) : dp_varlink_call_reply_continues(m->call, p);
@@ -173,6 +173,7 @@ int main(int argc, char *argv[]) {
                 { "io.damon.perfd.GetCPUs", method_zero, 0 },
                 { "io.damon.perfd.GetTargets", method_zero, 0 },
                 { "io.damon.perfd.GetRegions", method_get_regions, 0 },
+                { "io.damon.perfd.GetDamonView", method_zero, 0 },
                 { "io.damon.perfd.Monitor", method_monitor, DP_VARLINK_METHOD_REQUIRES_MORE },
                 { "io.damon.perfd.Reload", method_reload, 0 },
         };

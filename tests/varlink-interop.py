@@ -9,6 +9,7 @@ usage: varlink-interop.py SERVER-BINARY IDL-FILE
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -112,6 +113,16 @@ class Tests:
         expect_error(reply, "org.varlink.service.InterfaceNotFound", {"interface": "org.nowhere"})
         c.close()
 
+    def test_enum_values_lowercase(self):
+        """Enum values are lowercase snake_case, as systemd's interfaces have
+        them: strict clients (the varlink Go library) refuse capitals."""
+        text = "\n".join(line.split("#", 1)[0] for line in self.idl_text.splitlines())
+        enums = [group for group in re.findall(r"\(([^():]*)\)", text) if group.strip()]
+        assert len(enums) >= 4, enums       # CPUState, Target.kind, Event.kind, role
+        for group in enums:
+            for value in (v.strip() for v in group.split(",")):
+                assert re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", value), "enum value %r" % value
+
     def test_standard_errors(self):
         c = self.connect()
         expect_error(c.call("io.damon.perfd.Nope"), "org.varlink.service.MethodNotFound",
@@ -145,6 +156,8 @@ class Tests:
         assert isinstance(stats["totals"]["in_flight"], int), stats
         cpus = c.call("io.damon.perfd.GetCPUs", {})["parameters"]
         assert cpus == {"cpus": []}, cpus
+        damon = c.call("io.damon.perfd.GetDamonView", {})["parameters"]
+        assert damon["role"] in ("owned", "attached", "observe_only", "off"), damon
         reply = c.call("io.damon.perfd.Reload")
         if os.geteuid() == 0:
             assert reply == {"parameters": {}} or reply == {}, reply

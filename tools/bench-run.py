@@ -618,7 +618,7 @@ def bench_start(a, raw):
         finally:
             d.stop()
         states = json.dumps(cpus)
-        assert "RUNNING" in states and "ERROR" not in states, "not every CPU RUNNING at READY: " + states[:300]
+        assert '"running"' in states and '"error"' not in states, "not every CPU RUNNING at READY: " + states[:300]
     raw["start"] = {"seconds": times}
     ms = median(times) * 1e3
     return [row("start -> all CPUs RUNNING (READY=1), median of 5", ms, "ms", None, "", None, "<= 100 ms",

@@ -399,7 +399,7 @@ static int pin_workload(struct ctl *ctl, struct selftest_env *e, char *note, siz
         if (k == CTL_EXIT_OK && !running)
                 k = (fprintf(stderr, "out of memory\n"), CTL_EXIT_FAILURE);
         for (size_t i = 0; k == CTL_EXIT_OK && i < n; i++)
-                if (cpus[i].state && strcmp(cpus[i].state, "RUNNING") == 0)
+                if (cpus[i].state && strcmp(cpus[i].state, "running") == 0)
                         running[n_running++] = (int) cpus[i].cpu;
         json_decref(reply);
         if (k != CTL_EXIT_OK || n_running == n || n_running == 0)

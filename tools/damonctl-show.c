@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu-state.h"
 #include "macro.h"
 #include "table.h"
 #include "damonctl.h"
@@ -83,9 +84,9 @@ static int add_cpu_row(struct dp_table *t, json_t *cpu, size_t i) {
             (k = ctl_get_int(cpu, where, "lost", &lost)) != CTL_EXIT_OK)
                 return k;
 
-        if ((r = dp_table_add_cellf(t, "%" PRIi64, id)) < 0 || (r = dp_table_add_cell(t, state)) < 0)
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, id)) < 0 || (r = dp_table_add_cell(t, dp_cpu_state_label_of(state))) < 0)
                 return table_failed(r);
-        if (strcmp(state, "ERROR") == 0 || step || has_errno) {
+        if (dp_cpu_state_from_name(state) == DP_CPU_ERROR || step || has_errno) {
                 error = error < 0 ? -error : error;
                 r = dp_table_add_cellf(t, "%s: %s", step ?: "?",
                                        !has_errno ? "no errno" : error > 0 && error < 4096 ? strerror((int) error)

@@ -14,6 +14,7 @@
 
 #include "macro.h"
 #include "parse-util.h"
+#include "time-util.h"
 #include "damonctl.h"
 #include "dp-config.h"
 
@@ -29,7 +30,7 @@ static void help(FILE *f) {
                 "  heatmap                One target's access rate over address and time, live or\n"
                 "                         from a perf.data capture; in the terminal and as SVG\n"
                 "  damon                  DAMON's regions beside the PMU's, and what the daemon does\n"
-                "                         with DAMON (owned, attached, observe-only, off)\n"
+                "                         with DAMON (owned, attached, observe_only, off)\n"
                 "  monitor                Follow state changes (and samples) until Ctrl-C\n"
                 "  reload                 Re-read the configuration, the targets' ranges, and retry CPUs\n"
                 "                         in ERROR (root only); status 1 with each file:line if invalid\n"
@@ -60,7 +61,8 @@ static void help(FILE *f) {
                 "                         the process with the most samples)\n"
                 "     --interval=SEC      A column every SEC seconds, e.g. 0.2 (default: the daemon's\n"
                 "                         aggregation interval; in a replay, its aggregation, 0.1)\n"
-                "     --duration=SEC      Stop after SEC seconds (default: at Ctrl-C)\n"
+                "     --duration=TIME     Stop after TIME: 1.5 (seconds), 90s, 2min, 1min 30s, 500ms\n"
+                "                         (default: at Ctrl-C)\n"
                 "     --range=START-END   Only these addresses (hex), gaps and all\n"
                 "     --no-color          ASCII shades instead of colours (also when not a terminal)\n"
                 "     --svg=FILE          Write the whole picture as SVG at the end\n"
@@ -69,7 +71,7 @@ static void help(FILE *f) {
                 "     --samples           Also show sampled records and misses\n"
                 "     --max-per-second=N  At most N sampled records per second\n"
                 "selftest:\n"
-                "     --duration=SEC      The test window (default 5)\n"
+                "     --duration=TIME     The test window, at least 1s (default 5s)\n"
                 "     --standalone        Start a private damon-perfd for the test instead of asking the\n"
                 "                         running one (a private socket; [DAMON] Mode=off)\n"
                 "     --config=FILE       --standalone: the private instance's configuration instead\n"
@@ -191,6 +193,23 @@ static int parse_seconds(const char *arg, const char *name, double min, double m
         if (dp_parse_double(arg, &v) < 0 || !(v >= min && v <= max))
                 return usage_error("--%s: expected seconds between %g and %g, got '%s'", name, min, max, arg);
         *ret_ns = (uint64_t) (v * 1e9 + 0.5);
+        return CTL_EXIT_OK;
+}
+
+/* A time span as damon-perfd's configuration takes them ("1.5", "90s",
+ * "2min", "1min 30s", "500ms"), into nanoseconds. */
+static int parse_timespan(const char *arg, const char *name, uint64_t min_usec, uint64_t max_usec,
+                          uint64_t *ret_ns) {
+        char min[DP_TIMESPAN_MAX], max[DP_TIMESPAN_MAX];
+        uint64_t us;
+
+        if (dp_timespan_parse_in(arg, min_usec, max_usec, &us) < 0) {
+                (void) dp_timespan_format(min_usec, min, sizeof(min));
+                (void) dp_timespan_format(max_usec, max, sizeof(max));
+                return usage_error("--%s: expected a time span between %s and %s, e.g. 1.5, 90s, 2min or "
+                                   "1min 30s, got '%s'", name, min, max, arg);
+        }
+        *ret_ns = us * NSEC_PER_USEC;
         return CTL_EXIT_OK;
 }
 
@@ -360,7 +379,7 @@ static int parse_option(int opt, const char *arg, struct ctl *ctl) {
                 ctl->max_per_second_set = true;
                 return CTL_EXIT_OK;
         case ARG_DURATION:
-                return parse_seconds(arg, "duration", 0.001, 1e7, &ctl->duration_ns);
+                return parse_timespan(arg, "duration", USEC_PER_MSEC, 10000000 * USEC_PER_SEC, &ctl->duration_ns);
         case ARG_RANGE:
                 return parse_range(arg, &ctl->range_start, &ctl->range_end);
         case ARG_CPU:

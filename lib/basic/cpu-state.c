@@ -3,11 +3,25 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "counters.h"
 #include "cpu-state.h"
 
+/* The wire names (varlink, JSON, journal fields, Prometheus labels) are
+ * lowercase, as in systemd's interfaces: strict varlink clients (the Go
+ * library) accept enum values that start with a lowercase letter only. */
 static const char *const state_names[_DP_CPU_STATE_MAX] = {
+        [DP_CPU_UNINIT] = "uninit",
+        [DP_CPU_CREATED] = "created",
+        [DP_CPU_BOUND] = "bound",
+        [DP_CPU_ENABLED] = "enabled",
+        [DP_CPU_RUNNING] = "running",
+        [DP_CPU_ERROR] = "error",
+};
+
+/* What people read in tables and log messages. */
+static const char *const state_labels[_DP_CPU_STATE_MAX] = {
         [DP_CPU_UNINIT] = "UNINIT",
         [DP_CPU_CREATED] = "CREATED",
         [DP_CPU_BOUND] = "BOUND",
@@ -26,7 +40,26 @@ static const char *const step_names[_DP_STEP_MAX] = {
 };
 
 const char *dp_cpu_state_name(enum dp_cpu_state s) {
-        return (unsigned) s < _DP_CPU_STATE_MAX ? state_names[s] : "INVALID";
+        return (unsigned) s < _DP_CPU_STATE_MAX ? state_names[s] : "invalid";
+}
+
+const char *dp_cpu_state_label(enum dp_cpu_state s) {
+        return (unsigned) s < _DP_CPU_STATE_MAX ? state_labels[s] : "INVALID";
+}
+
+int dp_cpu_state_from_name(const char *name) {
+        if (!name)
+                return -EINVAL;
+        for (int s = 0; s < _DP_CPU_STATE_MAX; s++)
+                if (strcmp(state_names[s], name) == 0)
+                        return s;
+        return -EINVAL;
+}
+
+const char *dp_cpu_state_label_of(const char *name) {
+        int s = dp_cpu_state_from_name(name);
+
+        return s >= 0 ? state_labels[s] : name;
 }
 
 const char *dp_cpu_step_name(enum dp_cpu_step s) {

@@ -37,7 +37,15 @@ struct dp_cpu_status {
         int error;              /* negative errno with DP_CPU_ERROR, else 0 */
 };
 
+/* The state's wire name, lowercase ("running"): varlink, JSON, journal
+ * fields, Prometheus labels. */
 const char *dp_cpu_state_name(enum dp_cpu_state s);
+/* The same in capitals ("RUNNING"), for tables and log messages people read. */
+const char *dp_cpu_state_label(enum dp_cpu_state s);
+/* The state of a wire name, or -EINVAL for one this build does not know. */
+int dp_cpu_state_from_name(const char *name);
+/* The label of a wire name; a name this build does not know is returned as it is. */
+const char *dp_cpu_state_label_of(const char *name);
 const char *dp_cpu_step_name(enum dp_cpu_step s);
 
 /* State machine.  Legal moves: UNINIT→CREATED→BOUND→ENABLED→RUNNING, any→ERROR

@@ -23,7 +23,7 @@ const char *dp_damon_role_name(enum dp_damon_role r) {
         case DP_DAMON_ROLE_OFF:
                 return "off";
         case DP_DAMON_ROLE_OBSERVE:
-                return "observe-only";
+                return "observe_only";
         case DP_DAMON_ROLE_OWNED:
                 return "owned";
         case DP_DAMON_ROLE_ATTACHED:

@@ -103,7 +103,7 @@ void dp_stats_print(FILE *f, const struct dp_stats_view *view) {
                 const uint64_t *v = c->counters.v;
 
                 fprintf(f, "CPU%02d: st=%-7s cb=%llu enq=%llu deq=%llu ovf=%llu lost=%llu match=%llu miss=%llu upd=%llu",
-                        c->cpu, dp_cpu_state_name(c->status.state), (unsigned long long) v[DP_C_CALLBACK],
+                        c->cpu, dp_cpu_state_label(c->status.state), (unsigned long long) v[DP_C_CALLBACK],
                         (unsigned long long) v[DP_C_ENQUEUE], (unsigned long long) v[DP_C_DEQUEUE],
                         (unsigned long long) v[DP_C_OVERFLOW], (unsigned long long) v[DP_C_LOST],
                         (unsigned long long) v[DP_C_MATCH],

@@ -4,8 +4,8 @@
 /*
  * One line of text for an io.damon.perfd Event, as `damonctl monitor` prints
  * it:
- *   2026-12-02 14:42:57.123456 CPU01 state_change ENABLED -> RUNNING
- *   2026-12-02 14:42:57.400000 CPU01 state_change RUNNING -> ERROR failed_step=run errno=9 (Bad file descriptor)
+ *   2026-12-02 14:42:57.123456 CPU01 state_change enabled -> running
+ *   2026-12-02 14:42:57.400000 CPU01 state_change running -> error failed_step=run errno=9 (Bad file descriptor)
  *   2026-12-02 14:42:58.000001 CPU00 sample pid=4242 addr=0x7f12a000
  *   2026-12-02 14:42:58.000002 CPU00 report_missed pid=1 addr=0x5000 reason=miss_tgid
  *   2026-12-02 14:42:58.500000 CPU00 ring_overflow count=17 depth=65536

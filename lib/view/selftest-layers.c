@@ -5,33 +5,33 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cpu-state.h"
 #include "macro.h"
 #include "selftest.h"
 
 /* CPUs that did not get somewhere, named in a check's reason. */
 #define CPUS_NAMED_MAX 4
 
-/* The lifecycle in order; an ERROR at a step means the one before it was reached. */
-static const char *const lifecycle[] = { "UNINIT", "CREATED", "BOUND", "ENABLED", "RUNNING" };
+/* An error at a step means the one before it was reached. */
 static const char *const failing_step[] = { "create", "bind", "enable", "run" };
 
 static unsigned reached(const struct dp_selftest_cpu *c) {
-        if (c->state && strcmp(c->state, "ERROR") == 0) {
+        int s = dp_cpu_state_from_name(c->state);
+
+        if (s == DP_CPU_ERROR) {
                 for (unsigned i = 0; i < DP_ARRAY_SIZE(failing_step); i++)
                         if (c->failed_step && strcmp(c->failed_step, failing_step[i]) == 0)
                                 return i;
                 return 0;
         }
-        for (unsigned i = 0; i < DP_ARRAY_SIZE(lifecycle); i++)
-                if (c->state && strcmp(c->state, lifecycle[i]) == 0)
-                        return i;
-        return 0;
+        /* The lifecycle states are in order, UNINIT (0) to RUNNING (4). */
+        return s >= 0 && s <= DP_CPU_RUNNING ? (unsigned) s : 0;
 }
 
 /* A CPU the kernel took offline: nothing of the pipeline's doing, so the
  * lifecycle checks leave it out and say so. */
 static bool cpu_offline(const struct dp_selftest_cpu *c) {
-        return c->state && strcmp(c->state, "ERROR") == 0 && c->failed_step && strcmp(c->failed_step, "offline") == 0;
+        return dp_cpu_state_from_name(c->state) == DP_CPU_ERROR && c->failed_step && strcmp(c->failed_step, "offline") == 0;
 }
 
 static void describe_cpu(const struct dp_selftest_cpu *c, char *buf, size_t size) {
@@ -40,11 +40,12 @@ static void describe_cpu(const struct dp_selftest_cpu *c, char *buf, size_t size
 
         if (used + 1 >= size)
                 return;
-        if (c->state && strcmp(c->state, "ERROR") == 0)
+        if (dp_cpu_state_from_name(c->state) == DP_CPU_ERROR)
                 snprintf(buf + used, size - used, "%sCPU%" PRIi64 " ERROR at %s (%s)", used ? ", " : "", c->cpu,
                          c->failed_step ?: "?", e > 0 && e < 4096 ? strerror((int) e) : "unknown error");
         else
-                snprintf(buf + used, size - used, "%sCPU%" PRIi64 " %s", used ? ", " : "", c->cpu, c->state ?: "?");
+                snprintf(buf + used, size - used, "%sCPU%" PRIi64 " %s", used ? ", " : "", c->cpu,
+                         c->state ? dp_cpu_state_label_of(c->state) : "?");
 }
 
 /* One check per lifecycle state: it passes when the best CPU got there, and
@@ -98,12 +99,12 @@ static void check_lifecycle(struct dp_selftest_report *r, const struct dp_selfte
                 }
                 if (got == n_cpus) {
                         dp_selftest_add(r, steps[s].layer, steps[s].name, DP_SELFTEST_PASS, "%zu/%zu CPUs reached %s%s",
-                                        got, n_cpus, lifecycle[steps[s].level], offline_note);
+                                        got, n_cpus, dp_cpu_state_label(steps[s].level), offline_note);
                         continue;
                 }
                 c = dp_selftest_add(r, steps[s].layer, steps[s].name, got > 0 ? DP_SELFTEST_PASS : DP_SELFTEST_FAIL,
                                     "%zu/%zu CPUs reached %s (the furthest: %s); not: %s%s%s", got, n_cpus,
-                                    lifecycle[steps[s].level], lifecycle[best], missing,
+                                    dp_cpu_state_label(steps[s].level), dp_cpu_state_label(best), missing,
                                     named > CPUS_NAMED_MAX ? " and more" : "", offline_note);
                 if (c && got > 0)
                         c->partial = true;

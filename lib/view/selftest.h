@@ -107,7 +107,7 @@ void dp_selftest_check_capabilities(struct dp_selftest_report *r, const struct d
 
 struct dp_selftest_cpu {
         int64_t cpu;
-        const char *state;              /* "RUNNING", "ERROR", ... */
+        const char *state;              /* the wire name: "running", "error", ... */
         const char *failed_step;        /* with ERROR: create, bind, enable, run; else NULL */
         int64_t error;                  /* with ERROR: the errno */
 };

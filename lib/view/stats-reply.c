@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu-state.h"
 #include "macro.h"
 #include "stats-reply.h"
 #include "table.h"
@@ -361,7 +362,7 @@ int dp_stats_reply_print(FILE *f, const struct dp_stats_reply *r, const struct d
         if (!f || !r || (rates && rates->n_cpus != r->n_cpus))
                 return -EINVAL;
         for (size_t i = 0; i < r->n_cpus; i++)
-                running += strcmp(r->cpus[i].state, "RUNNING") == 0;
+                running += dp_cpu_state_from_name(r->cpus[i].state) == DP_CPU_RUNNING;
 
         fprintf(f, "source: %s on PMU %s", r->source_name, r->source_pmu);
         if (!r->source_hardware)
@@ -388,7 +389,7 @@ int dp_stats_reply_print(FILE *f, const struct dp_stats_reply *r, const struct d
                 const double *rv = rates ? rates->cpus[i].v : NULL;
                 char value[64], update[64];
 
-                fprintf(f, "CPU%02" PRIi64 ": st=%-7s", c->cpu, c->state);
+                fprintf(f, "CPU%02" PRIi64 ": st=%-7s", c->cpu, dp_cpu_state_label_of(c->state));
                 for (size_t j = 0; j < DP_ARRAY_SIZE(cpu_fields); j++)
                         fprintf(f, " %s=%s", cpu_labels[j],
                                 format_value(rates, rv, &c->values, cpu_fields[j], value, sizeof(value)));

@@ -534,7 +534,7 @@ counter_above() {
 }
 
 cpu1_reopened() {
-        snap_metrics && [ "$(metric create_total 1)" -ge "$1" ] && [ "$(cpu_state 1)" = RUNNING ]
+        snap_metrics && [ "$(metric create_total 1)" -ge "$1" ] && [ "$(cpu_state 1)" = running ]
 }
 
 set_cpu1_online() {
@@ -558,20 +558,20 @@ case_hotplug() {
         pin_workload_to_cpu1
         wait_for 10 counter_above callback_total 1 0
         expect "both CPUs are RUNNING, CPU 1 counting" "cpu0 $(cpu_state 0), cpu1 $(cpu_state 1) with $(metric callback_total 1) callbacks" \
-                [ "$(cpu_state 0)" = RUNNING -a "$(cpu_state 1)" = RUNNING -a "$(metric callback_total 1)" -gt 0 ]
+                [ "$(cpu_state 0)" = running -a "$(cpu_state 1)" = running -a "$(metric callback_total 1)" -gt 0 ]
 
         why=$(set_cpu1_online 0)
         expect "CPU 1 goes offline" "$why; online: $(cat /sys/devices/system/cpu/online)" \
                 [ "$(cat /sys/devices/system/cpu/online)" = 0 ]
-        wait_for 5 cpu1_is ERROR offline
+        wait_for 5 cpu1_is error offline
         expect "CPU 1 leaves RUNNING: ERROR at offline, ENODEV" "$(cat /run/cpus.json)" \
-                grep -q '"cpu":1,"state":"ERROR","failed_step":"offline","errno":19' /run/cpus.json
+                grep -q '"cpu":1,"state":"error","failed_step":"offline","errno":19' /run/cpus.json
         snap_metrics
         cb0=$(metric callback_total 0) cb1=$(metric callback_total 1)
         sleep 1.5
         snap_metrics
         expect "CPU 0 keeps RUNNING and counting" "cpu0 $(cpu_state 0), callbacks $cb0 -> $(metric callback_total 0)" \
-                [ "$(cpu_state 0)" = RUNNING -a "$(metric callback_total 0)" -gt "$cb0" ]
+                [ "$(cpu_state 0)" = running -a "$(metric callback_total 0)" -gt "$cb0" ]
         expect "CPU 1 counts nothing while offline" "callbacks $cb1 -> $(metric callback_total 1)" \
                 [ "$(metric callback_total 1)" = "$cb1" ]
         expect_serving_and_reconciling "with CPU 1 offline"
@@ -581,8 +581,8 @@ case_hotplug() {
 
         why=$(set_cpu1_online 1)
         pin_workload_to_cpu1
-        wait_for 5 cpu1_is RUNNING
-        expect "CPU 1 returns to RUNNING" "$why; $(cat /run/cpus.json)" cpu1_is RUNNING
+        wait_for 5 cpu1_is running
+        expect "CPU 1 returns to RUNNING" "$why; $(cat /run/cpus.json)" cpu1_is running
         wait_for 10 counter_above callback_total 1 "$cb1"
         expect "CPU 1's callbacks grow again, on from where they were" \
                 "callbacks $cb1 -> $(metric callback_total 1), create $(metric create_total 1)" \
