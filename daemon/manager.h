@@ -36,6 +36,7 @@ struct manager_options {
         const char *varlink_path;       /* NULL: DP_VARLINK_SERVER_SOCKET_PATH */
         const char *varlink_group;      /* owner group of the socket, NULL: root's */
         bool no_varlink;
+        bool print_events;              /* --print-events: print what each CPU would open, and exit */
 
         /* How a reload reads the configuration again: the files, then the
          * command line on top, as at startup.  NULL: reload keeps it. */
@@ -110,6 +111,9 @@ void manager_collect(struct manager *m);
 
 /* Picks the source, sets up every CPU's sampler and starts the threads.  A CPU
  * that fails is left in ERROR; only a failure that leaves nothing to run is an error. */
+/* The CPUs to sample: CPUs= as given, else the ones online now. */
+int manager_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus);
+
 int manager_new(const struct manager_options *options, struct manager **ret);
 
 /* Runs the event loop until SIGTERM/SIGINT or the duration ends, then stops
