@@ -26,7 +26,7 @@
 
 #define SAMPLE_IBS                                                                                       \
         (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW |      \
-         PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR)
+         PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
 #define SAMPLE_PEBS                                                                                      \
         (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT |   \
          PERF_SAMPLE_DATA_SRC)
@@ -126,9 +126,14 @@ START_TEST(test_ibs_default) {
         ck_assert_uint_eq(a->sample_type, SAMPLE_IBS);
         ck_assert_uint_eq(a->disabled, 1);
         ck_assert_uint_eq(a->precise_ip, 0);
-        /* IBS refuses exclude_* without swfilt */
-        ck_assert_uint_eq(a->exclude_user | a->exclude_kernel | a->exclude_hv, 0);
+        /* IBS refuses exclude_* without swfilt, exclude_guest included (PERF_PMU_CAP_NO_EXCLUDE) */
+        ck_assert_uint_eq(a->exclude_user | a->exclude_kernel | a->exclude_hv | a->exclude_guest, 0);
         assert_common(a);
+
+        /* PHYS_ADDR only when asked for, as perf mem -p */
+        o.want_phys = true;
+        p = plan_ok(&dp_source_ibs, &o, 0);
+        ck_assert_uint_eq(p.event[0].attr.sample_type, SAMPLE_IBS | PERF_SAMPLE_PHYS_ADDR);
 
 }
 END_TEST
@@ -250,6 +255,7 @@ START_TEST(test_pebs_spr_libpfm) {
         ck_assert_uint_eq(aux->sample_period, 0);
         ck_assert_uint_eq(aux->precise_ip, 0);
         ck_assert_uint_eq(aux->disabled, 1);
+        ck_assert_uint_eq(aux->exclude_guest, 1);
         assert_common(aux);
 
         loads = &p.event[1].attr;
@@ -265,6 +271,7 @@ START_TEST(test_pebs_spr_libpfm) {
         ck_assert_uint_eq(loads->sample_period, 1000);
         ck_assert_uint_eq(loads->sample_type, SAMPLE_PEBS);
         ck_assert_uint_eq(loads->exclude_kernel | loads->exclude_user, 0);
+        ck_assert_uint_eq(loads->exclude_guest, 1);     /* as perf: not a guest's accesses */
         assert_common(loads);
 }
 END_TEST
@@ -450,6 +457,7 @@ START_TEST(test_spe_default) {
         ck_assert_uint_eq(a->sample_type, SAMPLE_SPE);
         ck_assert_uint_eq(a->aux_watermark, 128 * (uint32_t) sysconf(_SC_PAGESIZE) / 2);
         ck_assert_uint_eq(a->disabled, 1);     /* enabled after the AUX area is mapped */
+        ck_assert_uint_eq(a->exclude_guest, 1);
         assert_common(a);
         ck_assert_str_eq(p.note, "");
 }
