@@ -6,21 +6,8 @@
 
 #include "log.h"
 #include "macro.h"
-#include "perf-attr-print.h"
 #include "pmu-select.h"
 #include "print-events.h"
-
-static bool same_plan(const struct dp_event_plan *a, const struct dp_event_plan *b) {
-        if (a->n != b->n || a->ring != b->ring || a->aux_pages != b->aux_pages || strcmp(a->pmu, b->pmu) != 0 ||
-            strcmp(a->note, b->note) != 0)
-                return false;
-        for (size_t i = 0; i < a->n; i++)
-                if (a->event[i].leader != b->event[i].leader || a->event[i].sampling != b->event[i].sampling ||
-                    strcmp(a->event[i].role ?: "", b->event[i].role ?: "") != 0 ||
-                    memcmp(&a->event[i].attr, &b->event[i].attr, sizeof(a->event[i].attr)) != 0)
-                        return false;
-        return true;
-}
 
 /* "0-3,6": @cpus[0..n), ascending. */
 static void format_cpus(const int *cpus, size_t n, char *buf, size_t size) {
@@ -42,23 +29,7 @@ static void print_plan(const struct dp_event_plan *plan, const char *source, con
         char list[512];
 
         format_cpus(cpus, n, list, sizeof(list));
-        printf("# cpus %s: %s on %s, %zu event%s", list, source, plan->pmu, plan->n, plan->n == 1 ? "" : "s");
-        if (plan->aux_pages)
-                printf(", AUX area of %u pages", plan->aux_pages);
-        printf("\n");
-        if (plan->note[0])
-                printf("# note: %s\n", plan->note);
-        for (size_t i = 0; i < plan->n; i++) {
-                const struct dp_event_spec *e = &plan->event[i];
-
-                printf("# event %zu: %s, ", i, e->role ?: "?");
-                if (e->leader == i)
-                        printf("group leader");
-                else
-                        printf("in the group of event %zu", e->leader);
-                printf("%s\n", i == plan->ring ? ", carries the ring" : e->sampling ? ", samples into the ring" : "");
-                (void) dp_perf_attr_fprint(stdout, &e->attr);
-        }
+        (void) dp_event_plan_fprint(stdout, plan, source, list);
 }
 
 /* One block per run of CPUs whose plans are the same. */
@@ -74,7 +45,7 @@ static int print_cpus(const struct pmu_selection *sel, const struct dp_source_op
         for (size_t i = 0; i < cpus->n; i++) {
                 int r = dp_source_build_events(sel->choice.source, options, cpus->cpu[i], plan);
 
-                if (r >= 0 && n_run > 0 && same_plan(plan, run)) {
+                if (r >= 0 && n_run > 0 && dp_event_plan_equal(plan, run)) {
                         n_run++;
                         continue;
                 }

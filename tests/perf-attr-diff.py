@@ -13,7 +13,11 @@ checks a PMU there).  Then, in that namespace:
 * `perf record -vv` prints every perf_event_attr it opens for the same event
   written in perf's syntax (the "same" run: the format terms must encode to
   the same type and config words), and for the events `perf mem record`
-  chooses on that machine (the "mem" run), by default and with --phys-data.
+  chooses on that machine (the "mem" run), by default and with --phys-data;
+* the source options the configuration does not reach (stores, IBS's
+  l3missonly and cnt_ctl, load-latency thresholds) are printed by
+  print-plan, which runs the same library path for one CPU, and compared
+  with perf's encoding of the same terms (the "options" run).
 
 perf gives up at the first event this host's kernel refuses, so it runs with
 perf-open-shim.so preloaded, which opens a software dummy in place of each
@@ -39,7 +43,7 @@ What cannot be faked, and how it is handled:
   event); the shim accepts everything, so perf's first attempt is what is
   compared, and EXPECTED says what the kernel would leave.
 
-usage: perf-attr-diff.py DAEMON SHIM FIXTURES
+usage: perf-attr-diff.py DAEMON PRINT-PLAN SHIM FIXTURES
        perf-attr-diff.py --inner TREE CMD...     (inside the namespace)
 Exits 77 (skipped) without root, perf, unshare or mount.
 """
@@ -64,8 +68,9 @@ ARM64_LDST = "arm_spe_0/ts_enable=1,pa_enable=1,load_filter=1,store_filter=1,min
 
 
 class Machine:
-    def __init__(self, name, fixture, kind, vendor, same, mem, cpus=("0",), rewrite=None, pfm=None):
+    def __init__(self, name, fixture, kind, vendor, same, mem, options, cpus=("0",), rewrite=None, pfm=None):
         self.name, self.fixture, self.kind, self.vendor = name, fixture, kind, vendor
+        self.options = options          # (CPU, print-plan options, the same events in perf's syntax)
         self.same = same                # our events in perf's syntax
         self.mem = mem                  # perf mem's events (-e each), when perf mem cannot run here
         self.cpus = cpus
@@ -91,20 +96,31 @@ def x86_mem(pmus, aux):
 
 
 MACHINES = [
-    Machine("zen3", "amd-zen3", "ibs", "AuthenticAMD", ["ibs_op//"], None),
-    Machine("zen4", "amd-zen4", "ibs", "AuthenticAMD", ["ibs_op//"], None),
-    Machine("zen5", "amd-zen5", "ibs", "AuthenticAMD", ["ibs_op//"], None),
+    Machine("zen3", "amd-zen3", "ibs", "AuthenticAMD", ["ibs_op//"], None,
+            ("0", ["--count-ops"], ["ibs_op/cnt_ctl=1/"])),
+    Machine("zen4", "amd-zen4", "ibs", "AuthenticAMD", ["ibs_op//"], None,
+            ("0", ["--l3-miss-only", "--count-ops"], ["ibs_op/l3missonly=1,cnt_ctl=1/"])),
+    Machine("zen5", "amd-zen5", "ibs", "AuthenticAMD", ["ibs_op//"], None,
+            ("0", ["--min-latency", "256"], ["ibs_op/l3missonly=1,ldlat=256/"])),
     Machine("icelake", "intel-icl", "pebs", "GenuineIntel", ["cpu/mem-loads,ldlat=30/pp"],
-            x86_mem(["cpu"], []), pfm="icl"),
+            x86_mem(["cpu"], []),
+            ("0", ["--stores", "--min-latency", "64"], ["cpu/mem-loads,ldlat=64/pp", "cpu/mem-stores/pp"]),
+            pfm="icl"),
     Machine("sapphire-rapids", "intel-spr", "pebs", "GenuineIntel",
-            ["{cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30/pp}"], x86_mem(["cpu"], ["cpu"]), pfm="spr"),
+            ["{cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30/pp}"], x86_mem(["cpu"], ["cpu"]),
+            ("0", ["--stores"], ["{cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30/pp}", "cpu/mem-stores/pp"]),
+            pfm="spr"),
     # Hybrid: cpu_core on CPU 0, cpu_atom on CPU 1 of this host.
     Machine("alder-lake", "intel-adl", "pebs", "GenuineIntel",
             ["{cpu_core/mem-loads-aux/,cpu_core/mem-loads,ldlat=30/pp}", "cpu_atom/mem-loads,ldlat=30/pp"],
-            x86_mem(["cpu_core", "cpu_atom"], ["cpu_core"]), cpus=("0", "1"),
-            rewrite={"cpu_core/cpus": "0", "cpu_atom/cpus": "1"}),
+            x86_mem(["cpu_core", "cpu_atom"], ["cpu_core"]),
+            ("1", ["--stores"], ["cpu_atom/mem-loads,ldlat=30/pp", "cpu_atom/mem-stores/pp"]),
+            cpus=("0", "1"), rewrite={"cpu_core/cpus": "0", "cpu_atom/cpus": "1"}),
     Machine("neoverse-spe", "arm-spe", "spe", "ARM", ["arm_spe_0/ts_enable=1,jitter=1,load_filter=1/"],
-            [ARM64_LDST % LDLAT], rewrite={"arm_spe_0/cpumask": "0-1", "armv8_pmuv3_0/cpus": "0-1"}),
+            [ARM64_LDST % LDLAT],
+            ("0", ["--stores", "--phys", "--min-latency", "64"],
+             ["arm_spe_0/ts_enable=1,jitter=1,load_filter=1,store_filter=1,pa_enable=1,min_latency=64/"]),
+            rewrite={"arm_spe_0/cpumask": "0-1", "armv8_pmuv3_0/cpus": "0-1"}),
 ]
 
 # Every difference between our attr and perf's, as (run, who, role, field):
@@ -159,6 +175,8 @@ EXPECTED.update({
                                                          "ldlat=30 into events/mem-loads' ldlat=3 "
                                                          "(pmu_format_value() never clears a bit); we "
                                                          "replace it, as libpfm does"),
+    ("options", "icelake", "mem-loads", "{ bp_addr, config1 }"): ("0x40", "0x43", "ldlat 64, ORed with 3 by "
+                                                                  "perf as above"),
     # A lone cpu/mem-loads/P (no aux leader): Ice Lake, Alder Lake's cpu_atom.
     ("mem*", "icelake", "mem-loads", "exclude_guest"): ("1", "0", "perf sets it for a p modifier or in a "
                                                         "group, not for a lone /P; a guest's loads would "
@@ -326,7 +344,7 @@ class Report:
             a, b = dict(ours[n][0]), dict(theirs[n][0])
             a["group leader"] = str(ours[n][1])
             b["group leader"] = str(theirs[n][1])
-            fields = SAME_FIELDS if run == "same" else FORMAT_FIELDS if machine.kind == "spe" else sorted(set(a) | set(b))
+            fields = SAME_FIELDS if run in ("same", "options") else FORMAT_FIELDS if machine.kind == "spe" else sorted(set(a) | set(b))
             for field in fields:
                 self.one(machine, cpu, run, where, n, role, field, a.get(field, "0"), b.get(field, "0"))
 
@@ -370,28 +388,36 @@ def fake_tree(fixtures, machine, into):
     return tree
 
 
-def perf_runs(machine, vendor, out):
-    """(run name, perf command, daemon options) of each comparison."""
+def runs(machine, vendor, daemon, print_plan, out):
+    """(run name, CPUs compared, our command, perf's command) of each comparison."""
     cpus = ",".join(machine.cpus)
-    record = ["perf", "record", "-vv", "-a", "-C", cpus, "-o", out]
-    same = record + [arg for e in machine.same for arg in ("-e", e)]
-    runs = [("same", same + ["--", "true"], [])]
-    for run, phys in (("mem", []), ("mem-phys", ["--phys-data"])):
+
+    def record(cpus, events, *extra):
+        return ["perf", "record", "-vv", "-a", "-C", cpus, "-o", out, *extra,
+                *[arg for e in events for arg in ("-e", e)], "--", "true"]
+
+    def ours(*options):
+        return [daemon, "--print-events", "--no-varlink", "--source", machine.kind, "--cpus", cpus, *options]
+
+    result = [("same", machine.cpus, ours(), record(cpus, machine.same))]
+    for run, phys in (("mem", False), ("mem-phys", True)):
         if machine.mem is None and vendor == machine.vendor:
-            cmd = ["perf", "mem", "record", "-vv"] + (["-p"] if phys else []) + record[3:]
+            perf = ["perf", "mem", "record", "-vv", *(["-p"] if phys else []), "-a", "-C", cpus, "-o", out,
+                    "--", "true"]
         else:
-            events = machine.mem if machine.mem is not None else machine.same
-            cmd = record + ["-W", "-d"] + phys + [arg for e in events for arg in ("-e", e)]
-        runs.append((run, cmd + ["--", "true"], ["--phys"] if phys else []))
-    return runs
+            perf = record(cpus, machine.mem or machine.same, "-W", "-d", *(["--phys-data"] if phys else []))
+        result.append((run, machine.cpus, ours(*(["--phys"] if phys else [])), perf))
+    cpu, options, events = machine.options
+    result.append(("options", (cpu,), [print_plan, *options, machine.kind, cpu], record(cpu, events)))
+    return result
 
 
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--inner":
         inner(sys.argv[2], sys.argv[3:])
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
-    daemon, shim, fixtures = sys.argv[1:]
+    daemon, print_plan, shim, fixtures = sys.argv[1:]
     if os.geteuid() != 0:
         print("SKIP: needs root for a private mount namespace (unshare -m) and bind mounts")
         sys.exit(SKIP)
@@ -410,16 +436,15 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dp-attr-") as tmp:
         for machine in MACHINES:
             tree = machine.tree = fake_tree(fixtures, machine, tmp)
-            for run, cmd, options in perf_runs(machine, vendor, os.path.join(tmp, "perf.data")):
-                env = {"LIBPFM_FORCE_PMU": machine.pfm} if machine.pfm else {}
-                rc, text = in_namespace(tree, [daemon, "--print-events", "--no-varlink", "--source", machine.kind,
-                                               "--cpus", ",".join(machine.cpus), *options], env)
+            for run, cpus, our_cmd, perf_cmd in runs(machine, vendor, daemon, print_plan,
+                                                     os.path.join(tmp, "perf.data")):
+                rc, text = in_namespace(tree, our_cmd, {"LIBPFM_FORCE_PMU": machine.pfm} if machine.pfm else {})
                 if rc != 0:
-                    sys.exit(f"FAIL: {machine.name}: damon-perfd --print-events failed:\n{text}")
+                    sys.exit(f"FAIL: {machine.name} {run}: {' '.join(our_cmd)} failed:\n{text}")
                 ours = parse_daemon(text)
-                rc, text = in_namespace(tree, cmd, {"LD_PRELOAD": shim})
+                rc, text = in_namespace(tree, perf_cmd, {"LD_PRELOAD": shim})
                 theirs = parse_perf(text)
-                for cpu in machine.cpus:
+                for cpu in cpus:
                     if cpu not in ours or cpu not in theirs:
                         sys.exit(f"FAIL: {machine.name} {run}: no events on cpu{cpu} "
                                  f"(ours: {sorted(ours)}, perf's: {sorted(theirs)}); perf said:\n{text}")
