@@ -25,7 +25,12 @@ hardware event (what perf prints is not changed).  Every field either side
 sets is compared; each difference must be listed in EXPECTED with both
 values and why, or the test fails naming machine, CPU, event and field.
 
-What cannot be faked, and how it is handled:
+What perf reads there: the PMUs under /sys/bus/event_source/devices (type,
+format/, events/, caps/max_precise, cpus, cpumask, nr_addr_filters; hybrid
+is a cpu_* PMU with a cpus file), /sys/devices/<pmu> (perf mem's check that
+a PMU exists), and the host's own CPU list and topology under
+/sys/devices/system, which stay real (the fake trees' CPU lists are fitted to
+the host's first two CPUs).  What cannot be faked, and how it is handled:
 
 * The CPU vendor: perf mem picks its x86 table (ibs_op// or mem-loads) from
   the cpuid instruction, and this perf is an x86-64 binary whose arm64
@@ -44,7 +49,7 @@ What cannot be faked, and how it is handled:
   compared, and EXPECTED says what the kernel would leave.
 
 usage: perf-attr-diff.py DAEMON PRINT-PLAN SHIM FIXTURES
-       perf-attr-diff.py --inner TREE CMD...     (inside the namespace)
+       perf-attr-diff.py --inner EMPTY-DIR TREE CMD...     (inside the namespace)
 Exits 77 (skipped) without root, perf, unshare or mount.
 """
 
@@ -57,7 +62,6 @@ import tempfile
 
 SKIP = 77
 LDLAT = 30      # perf mem's default load-latency threshold, as ours
-CPUS = ("0",)   # compared on CPU 0, and on CPU 1 for the hybrid machine's atom PMU
 
 # perf 6.1's perf mem event strings (tools/perf/arch/x86/util/mem-events.c),
 # checked against the perf binary below; the arm64 one is not in an x86 build.
@@ -70,22 +74,26 @@ ARM64_LDST = "arm_spe_0/ts_enable=1,pa_enable=1,load_filter=1,store_filter=1,min
 class Machine:
     def __init__(self, name, fixture, kind, vendor, same, mem, options, cpus=("0",), rewrite=None, pfm=None):
         self.name, self.fixture, self.kind, self.vendor = name, fixture, kind, vendor
-        self.options = options          # (CPU, print-plan options, the same events in perf's syntax)
         self.same = same                # our events in perf's syntax
-        self.mem = mem                  # perf mem's events (-e each), when perf mem cannot run here
-        self.cpus = cpus
+        self.mem = mem                  # perf mem's events (-e each); None: run perf mem itself if it can
+        self.options = options          # (CPU, print-plan options, the same events in perf's syntax)
+        self.cpus = cpus                # compared: CPU 0, and CPU 1 for the hybrid machine's atom PMU
         self.rewrite = rewrite or {}    # file -> contents, to fit the host's CPUs
         self.pfm = pfm                  # LIBPFM_FORCE_PMU for the daemon
         self.tree = None                # the fake tree, once made
 
     def stores_config(self, cpu):
         """The config of the core PMU's events/mem-stores on @cpu (Intel: event config:0-7, umask 8-15)."""
+        def read(*path):
+            with open(os.path.join(self.tree, *path)) as f:
+                return f.read().strip()
+
         for pmu in ("cpu", "cpu_core", "cpu_atom"):
-            path = os.path.join(self.tree, pmu)
-            cpus = os.path.join(path, "cpus")
-            if not os.path.isdir(path) or (os.path.exists(cpus) and cpu not in expand_cpus(open(cpus).read().strip())):
+            if not os.path.isdir(os.path.join(self.tree, pmu)):
                 continue
-            terms = dict(t.split("=") for t in open(os.path.join(path, "events", "mem-stores")).read().strip().split(","))
+            if os.path.exists(os.path.join(self.tree, pmu, "cpus")) and cpu not in expand_cpus(read(pmu, "cpus")):
+                continue
+            terms = dict(t.split("=") for t in read(pmu, "events", "mem-stores").split(","))
             return hex(int(terms["event"], 0) | int(terms.get("umask", "0"), 0) << 8)
         return None
 
@@ -126,7 +134,8 @@ MACHINES = [
 # Every difference between our attr and perf's, as (run, who, role, field):
 # (ours, perf's, why).  run: "same" (our event in perf's syntax), "mem",
 # "mem-phys" (perf mem's choice, without and with --phys-data; "mem*" both),
-# "*" every run; who: a machine, a source kind or "*"; role: our event's
+# "options" (print-plan), "*" every run; who: a machine's CPU
+# ("alder-lake/cpu1"), a machine, a source kind or "*"; role: our event's
 # role, "perf-only" for an event only perf opens; field as perf prints it,
 # "event" for an event only one side opens, "group leader" for the index of
 # its leader on that CPU.  An entry that no longer matches fails the test.
@@ -167,10 +176,11 @@ EXPECTED.update({
     ("mem", "pebs", "mem-loads", "sample_type"): (NO_PHYS, PERF_MEM_SAMPLE, SAMPLE_TYPE_WHY),
     ("mem-phys", "pebs", "mem-loads", "sample_type"): (NO_PHYS + "|PHYS_ADDR", PERF_MEM_SAMPLE_PHYS,
                                                        SAMPLE_TYPE_WHY),
-    ("mem*", "pebs", "mem-loads", "precise_ip"): ("2", "3", "perf's :P tries 3 (PDIST) first; Sapphire "
-                                                  "Rapids refuses it for 0x1cd, which cannot use counter 0, "
-                                                  "and perf falls back to 2; 2 is enough for PEBS's data "
-                                                  "address and latency and schedules everywhere"),
+    ("mem*", "pebs", "mem-loads", "precise_ip"): ("2", "3", "perf's :P tries 3 (precise distribution) "
+                                                  "first and goes down while the kernel refuses (Sapphire "
+                                                  "Rapids allows 3 only on counter 0, which 0x1cd cannot "
+                                                  "use); 2 gives PEBS's data address and latency and "
+                                                  "schedules everywhere"),
     ("*", "pebs", "mem-loads", "{ bp_addr, config1 }"): ("0x1e", "0x1f", "ldlat 30: perf 6.1 ORs the user's "
                                                          "ldlat=30 into events/mem-loads' ldlat=3 "
                                                          "(pmu_format_value() never clears a bit); we "
@@ -207,12 +217,12 @@ EXPECTED.update({
 
 # ---- running things inside the namespace ----
 
-def inner(tree, cmd):
-    """Runs as root in a fresh mount namespace: fake PMUs, then exec @cmd."""
+def inner(real, tree, cmd):
+    """Runs as root in a fresh mount namespace: fake PMUs, then exec @cmd.
+    @real: an empty directory to keep the real /sys/devices reachable at."""
     def mount(*args):
         subprocess.run(["mount", *args], check=True)
 
-    real = tempfile.mkdtemp(prefix="dp-real-devices-")
     mount("--bind", "/sys/devices", real)
     mount("-t", "tmpfs", "tmpfs", "/sys/devices")
     os.mkdir("/sys/devices/system")
@@ -224,8 +234,10 @@ def inner(tree, cmd):
 
 
 def in_namespace(tree, cmd, env=None):
+    real = os.path.join(os.path.dirname(tree), "real-devices")
+    os.makedirs(real, exist_ok=True)
     full = ["unshare", "--mount", "--propagation", "private", sys.executable, os.path.abspath(__file__),
-            "--inner", tree, *cmd]
+            "--inner", real, tree, *cmd]
     result = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
                             env={**os.environ, **(env or {})}, check=False)
     return result.returncode, result.stdout
@@ -413,8 +425,8 @@ def runs(machine, vendor, daemon, print_plan, out):
 
 
 def main():
-    if len(sys.argv) > 2 and sys.argv[1] == "--inner":
-        inner(sys.argv[2], sys.argv[3:])
+    if len(sys.argv) > 3 and sys.argv[1] == "--inner":
+        inner(sys.argv[2], sys.argv[3], sys.argv[4:])
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     daemon, print_plan, shim, fixtures = sys.argv[1:]
