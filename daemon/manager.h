@@ -109,11 +109,11 @@ void manager_errors_free(char **errors);
 /* A fresh snapshot of every CPU's counters into m->view. */
 void manager_collect(struct manager *m);
 
-/* Picks the source, sets up every CPU's sampler and starts the threads.  A CPU
- * that fails is left in ERROR; only a failure that leaves nothing to run is an error. */
 /* The CPUs to sample: CPUs= as given, else the ones online now. */
 int manager_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus);
 
+/* Picks the source, sets up every CPU's sampler and starts the threads.  A CPU
+ * that fails is left in ERROR; only a failure that leaves nothing to run is an error. */
 int manager_new(const struct manager_options *options, struct manager **ret);
 
 /* Runs the event loop until SIGTERM/SIGINT or the duration ends, then stops
