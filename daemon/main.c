@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "parse-util.h"
+#include "print-events.h"
 #include "replay-run.h"
 #include "time-util.h"
 
@@ -26,6 +27,8 @@ static void help(void) {
                "     --config=PATH           Read settings from PATH only (default: " DP_CONFIG_MAIN_FILE "\n"
                "                             and damon-perfd.conf.d/*.conf drop-ins); options override it\n"
                "     --check-config          Check the configuration, print the effective one, and exit\n"
+               "     --print-events          Print the perf events each CPU would open (as perf record -vv\n"
+               "                             prints them), and exit\n"
                "     --source=NAME           auto (default: IBS, PEBS, SPE, else pagefault), ibs, pebs,\n"
                "                             spe, pagefault, or event:<libpfm event>\n"
                "     --cpus=LIST             CPUs to sample, e.g. 0-3,6 (default: all online)\n"
@@ -100,6 +103,7 @@ enum {
         ARG_NO_VARLINK,
         ARG_CONFIG,
         ARG_CHECK_CONFIG,
+        ARG_PRINT_EVENTS,
         ARG_SETTING,            /* + n: option n of dp_config_getopt_options() */
 };
 
@@ -120,6 +124,7 @@ static const struct option other_options[] = {
         { "no-varlink", no_argument, NULL, ARG_NO_VARLINK },
         { "config", required_argument, NULL, ARG_CONFIG },
         { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+        { "print-events", no_argument, NULL, ARG_PRINT_EVENTS },
         { "verbose", no_argument, NULL, 'v' },
 };
 
@@ -218,6 +223,9 @@ static int parse_other_option(int opt, struct manager_options *o, bool reloading
                 return 0;
         case ARG_NO_VARLINK:
                 o->no_varlink = true;
+                return 0;
+        case ARG_PRINT_EVENTS:
+                o->print_events = true;
                 return 0;
         case ARG_CONFIG:
         case ARG_CHECK_CONFIG:
@@ -343,6 +351,8 @@ int main(int argc, char **argv) {
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
+        if (options.print_events)
+                return print_events_run(&options) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         if (options.replay)
                 return replay_run(&options, options.replay) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 

@@ -36,7 +36,7 @@
 /* How long READY=1 waits for the readers to report RUNNING (or ERROR). */
 #define SAMPLERS_SETTLE_MAX_NS (5 * 1000000000ull)
 
-static int load_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
+int manager_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus) {
         _cleanup_free_ char *online = NULL;
         const char *text = c->cpus;
         size_t len;
@@ -103,7 +103,7 @@ static int detect(struct manager *m) {
                 return r;
         m->source = m->selection.choice.source;
         load_source_context(&m->source_context);
-        return load_cpu_list(&m->o.config, &m->cpus);
+        return manager_cpu_list(&m->o.config, &m->cpus);
 }
 
 /* Per configured CPU: its channel, its sampler and what the reports keep. */
@@ -129,16 +129,6 @@ static int allocate_cpus(struct manager *m) {
 static void init_sampler_options(struct manager *m) {
         m->sampler_options = (struct sampler_options) {
                 .source = m->source,
-                .source_options = {
-                        .sample_period = m->o.config.sample_period,
-                        .want_phys = m->o.config.target_mode == DP_TARGETS_PHYS,
-                        /* Wake the reader at half full: half the wakeups of a quarter, at
-                         * 30-40 us each on a VM the reader's largest cost, and still half
-                         * the ring to spare while it runs (bench/README: performance). */
-                        .wakeup_bytes = m->o.config.ring_pages * (uint32_t) sysconf(_SC_PAGESIZE) / 2,
-                        .pmus = m->selection.pmus,
-                        .event = m->selection.choice.event[0] ? m->selection.choice.event : NULL,
-                },
                 .ring_pages = m->o.config.ring_pages,
                 .queue_capacity = m->o.config.queue_capacity,
                 .poll_ms = m->o.config.poll_ms,
@@ -146,6 +136,7 @@ static void init_sampler_options(struct manager *m) {
                 .source_context = &m->source_context,
                 .test = m->test,
         };
+        pmu_selection_source_options(&m->selection, &m->o.config, &m->sampler_options.source_options);
 }
 
 /* Every CPU's channel, and its sampler up to ENABLED; a CPU that fails is

@@ -36,6 +36,7 @@ struct manager_options {
         const char *varlink_path;       /* NULL: DP_VARLINK_SERVER_SOCKET_PATH */
         const char *varlink_group;      /* owner group of the socket, NULL: root's */
         bool no_varlink;
+        bool print_events;              /* --print-events: print what each CPU would open, and exit */
 
         /* How a reload reads the configuration again: the files, then the
          * command line on top, as at startup.  NULL: reload keeps it. */
@@ -107,6 +108,9 @@ void manager_errors_free(char **errors);
 
 /* A fresh snapshot of every CPU's counters into m->view. */
 void manager_collect(struct manager *m);
+
+/* The CPUs to sample: CPUs= as given, else the ones online now. */
+int manager_cpu_list(const struct dp_config *c, struct dp_cpu_list *cpus);
 
 /* Picks the source, sets up every CPU's sampler and starts the threads.  A CPU
  * that fails is left in ERROR; only a failure that leaves nothing to run is an error. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "pmu-select.h"
@@ -28,4 +29,18 @@ int pmu_selection_run(const char *name, const char *sysfs_root, struct pmu_selec
 void pmu_selection_done(struct pmu_selection *sel) {
         dp_pmu_set_free(sel->pmus);
         sel->pmus = NULL;
+}
+
+void pmu_selection_source_options(const struct pmu_selection *sel, const struct dp_config *config,
+                                  struct dp_source_options *ret) {
+        *ret = (struct dp_source_options) {
+                .sample_period = config->sample_period,
+                .want_phys = config->target_mode == DP_TARGETS_PHYS,
+                /* Wake the reader at half full: half the wakeups of a quarter, at
+                 * 30-40 us each on a VM the reader's largest cost, and still half
+                 * the ring to spare while it runs (bench/README: performance). */
+                .wakeup_bytes = config->ring_pages * (uint32_t) sysconf(_SC_PAGESIZE) / 2,
+                .pmus = sel->pmus,
+                .event = sel->choice.event[0] ? sel->choice.event : NULL,
+        };
 }

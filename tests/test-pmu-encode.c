@@ -13,6 +13,7 @@
 #include "test-tree.h"
 #include "decode-ibs.h"
 #include "decode-pebs.h"
+#include "perf-attr-print.h"
 #include "pmu.h"
 #include "source.h"
 #include "pfm.h"
@@ -26,7 +27,7 @@
 
 #define SAMPLE_IBS                                                                                       \
         (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW |      \
-         PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR)
+         PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
 #define SAMPLE_PEBS                                                                                      \
         (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT |   \
          PERF_SAMPLE_DATA_SRC)
@@ -126,9 +127,14 @@ START_TEST(test_ibs_default) {
         ck_assert_uint_eq(a->sample_type, SAMPLE_IBS);
         ck_assert_uint_eq(a->disabled, 1);
         ck_assert_uint_eq(a->precise_ip, 0);
-        /* IBS refuses exclude_* without swfilt */
-        ck_assert_uint_eq(a->exclude_user | a->exclude_kernel | a->exclude_hv, 0);
+        /* IBS refuses exclude_* without swfilt, exclude_guest included (PERF_PMU_CAP_NO_EXCLUDE) */
+        ck_assert_uint_eq(a->exclude_user | a->exclude_kernel | a->exclude_hv | a->exclude_guest, 0);
         assert_common(a);
+
+        /* PHYS_ADDR only when asked for, as perf mem -p */
+        o.want_phys = true;
+        p = plan_ok(&dp_source_ibs, &o, 0);
+        ck_assert_uint_eq(p.event[0].attr.sample_type, SAMPLE_IBS | PERF_SAMPLE_PHYS_ADDR);
 
 }
 END_TEST
@@ -250,6 +256,7 @@ START_TEST(test_pebs_spr_libpfm) {
         ck_assert_uint_eq(aux->sample_period, 0);
         ck_assert_uint_eq(aux->precise_ip, 0);
         ck_assert_uint_eq(aux->disabled, 1);
+        ck_assert_uint_eq(aux->exclude_guest, 1);
         assert_common(aux);
 
         loads = &p.event[1].attr;
@@ -265,6 +272,7 @@ START_TEST(test_pebs_spr_libpfm) {
         ck_assert_uint_eq(loads->sample_period, 1000);
         ck_assert_uint_eq(loads->sample_type, SAMPLE_PEBS);
         ck_assert_uint_eq(loads->exclude_kernel | loads->exclude_user, 0);
+        ck_assert_uint_eq(loads->exclude_guest, 1);     /* as perf: not a guest's accesses */
         assert_common(loads);
 }
 END_TEST
@@ -450,6 +458,7 @@ START_TEST(test_spe_default) {
         ck_assert_uint_eq(a->sample_type, SAMPLE_SPE);
         ck_assert_uint_eq(a->aux_watermark, 128 * (uint32_t) sysconf(_SC_PAGESIZE) / 2);
         ck_assert_uint_eq(a->disabled, 1);     /* enabled after the AUX area is mapped */
+        ck_assert_uint_eq(a->exclude_guest, 1);
         assert_common(a);
         ck_assert_str_eq(p.note, "");
 }
@@ -631,6 +640,56 @@ START_TEST(test_generic_plan_for_pagefault) {
 }
 END_TEST
 
+/* ---- The plan as --print-events and perf record -vv print it ---- */
+
+START_TEST(test_plan_print) {
+        struct dp_source_options o = opts(SPR);
+        struct dp_event_plan p, q;
+        char *text = NULL, names[256];
+        size_t size = 0;
+        FILE *f;
+
+        o.pfm_pmu = "";
+        o.wakeup_bytes = 4096;
+        p = plan_ok(&dp_source_pebs, &o, 0);
+        f = open_memstream(&text, &size);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(dp_event_plan_fprint(f, &p, "pebs", "0-3"), 0);
+        ck_assert_int_eq(fclose(f), 0);
+
+        ck_assert_ptr_nonnull(strstr(text, "# cpus 0-3: pebs on cpu, 2 events\n"));
+        ck_assert_ptr_nonnull(strstr(text, "# event 0: mem-loads-aux, group leader\n"
+                                           "------------------------------------------------------------\n"
+                                           "perf_event_attr:\n"
+                                           "  type                             4\n"
+                                           "  size                             128\n"
+                                           "  config                           0x8203\n"
+                                           "  read_format                      TOTAL_TIME_ENABLED|LOST\n"
+                                           "  disabled                         1\n"));
+        ck_assert_ptr_nonnull(strstr(text, "# event 1: mem-loads, in the group of event 0, carries the ring\n"));
+        ck_assert_ptr_nonnull(strstr(text, "  sample_type                      TID|TIME|ADDR|CPU|WEIGHT|DATA_SRC\n"));
+        ck_assert_ptr_nonnull(strstr(text, "  precise_ip                       2\n"));
+        ck_assert_ptr_nonnull(strstr(text, "  { wakeup_events, wakeup_watermark } 4096\n"));
+        ck_assert_ptr_nonnull(strstr(text, "  { bp_addr, config1 }             0x1e\n"));
+        ck_assert_ptr_nonnull(strstr(text, "  clockid                          1\n"));
+        /* Fields that are 0 are left out, as perf leaves them out. */
+        ck_assert_ptr_null(strstr(text, "inherit"));
+        ck_assert_ptr_null(strstr(text, "config2"));
+        free(text);
+
+        /* Bits perf has no name for trail as a number. */
+        ck_assert_str_eq(dp_perf_sample_type_names(PERF_SAMPLE_IP | (UINT64_C(1) << 50), names, sizeof(names)),
+                         "IP|0x4000000000000");
+        ck_assert_str_eq(dp_perf_read_format_names(0, names, sizeof(names)), "");
+
+        /* What --print-events folds CPUs by. */
+        q = plan_ok(&dp_source_pebs, &o, 1);
+        ck_assert(dp_event_plan_equal(&p, &q));
+        q.event[1].attr.config1++;
+        ck_assert(!dp_event_plan_equal(&p, &q));
+}
+END_TEST
+
 static Suite *pmu_encode_suite(void) {
         Suite *s = suite_create("pmu-encode");
         TCase *tc = tcase_create("fixtures"), *rt = tcase_create("runtime-trees");
@@ -653,6 +712,7 @@ static Suite *pmu_encode_suite(void) {
         tcase_add_test(tc, test_spe_period);
         tcase_add_test(tc, test_event_source);
         tcase_add_test(tc, test_generic_plan_for_pagefault);
+        tcase_add_test(tc, test_plan_print);
         suite_add_tcase(s, tc);
 
         tcase_add_checked_fixture(rt, tree_setup, tree_teardown);

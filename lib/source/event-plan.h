@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pmu.h"
 
@@ -48,3 +49,12 @@ void dp_event_plan_single(struct dp_event_plan *plan, const char *role);
  * returns @error, so builders can write `return dp_event_plan_note(plan, -ERANGE, ...)`. */
 int dp_event_plan_note(struct dp_event_plan *plan, int error, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* Whether two plans open the very same events (attrs, groups, ring, AUX area, note). */
+bool dp_event_plan_equal(const struct dp_event_plan *a, const struct dp_event_plan *b);
+
+/* @plan for @cpus (text, e.g. "0-3,6") of @source as damon-perfd
+ * --print-events shows it: a "# cpus" line, the note, and per event a
+ * "# event" line (role, group, ring) and its attr as `perf record -vv`
+ * prints it (perf-attr-print.h).  -EIO when @f fails. */
+int dp_event_plan_fprint(FILE *f, const struct dp_event_plan *plan, const char *source, const char *cpus);

@@ -128,7 +128,14 @@ static int ibs_build_events(const struct dp_source *source, const struct dp_sour
 
         /* RAW for the full register set; the rest the kernel fills itself since ~6.1. */
         attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-                            PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR;
+                            PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+        /* Only when asked, as perf mem -p: where IbsDcPhysAd is not valid the
+         * kernel walks the page tables in the NMI for it, and RAW carries
+         * IbsDcPhysAd where it is. */
+        if (options->want_phys)
+                attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+        /* No exclude_guest, which perf sets and then drops: IBS cannot filter
+         * by mode (PERF_PMU_CAP_NO_EXCLUDE), so the kernel refuses it. */
         dp_source_attr_common(options, attr);
 
         dp_event_plan_single(plan, "ibs_op");

@@ -151,6 +151,7 @@ static int pebs_build_events(const struct dp_source *source, const struct dp_sou
                         return r;
                 /* A counting leader: only the member samples (precise needs sampling, so none here). */
                 dp_source_attr_common(options, &aux->attr);
+                aux->attr.exclude_guest = 1;
                 aux->leader = plan->n;
                 aux->sampling = false;
                 aux->role = "mem-loads-aux";
@@ -166,6 +167,8 @@ static int pebs_build_events(const struct dp_source *source, const struct dp_sou
         r = dp_source_attr_sampling(options, PEBS_PERIOD_DEFAULT, &loads->attr, plan);
         if (r < 0)
                 return r;
+        /* As perf: a guest's accesses are not the host process's that runs it. */
+        loads->attr.exclude_guest = 1;
         if (plan->n > 0) {
                 loads->leader = 0;
                 loads->attr.disabled = 0;       /* follows its leader */
@@ -186,6 +189,7 @@ static int pebs_build_events(const struct dp_source *source, const struct dp_sou
                 r = dp_source_attr_sampling(options, PEBS_PERIOD_DEFAULT, &stores->attr, plan);
                 if (r < 0)
                         return r;
+                stores->attr.exclude_guest = 1;
                 stores->leader = plan->n;
                 stores->sampling = true;
                 stores->role = "mem-stores";

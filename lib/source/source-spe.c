@@ -124,6 +124,8 @@ static int spe_build_events(const struct dp_source *source, const struct dp_sour
         /* Samples live in the AUX area; the ring carries AUX records with their sample_id. */
         attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
         dp_source_attr_common(options, attr);
+        /* As perf: a guest's accesses are not the host process's that runs it. */
+        attr->exclude_guest = 1;
         page_size = sysconf(_SC_PAGESIZE);
         if (page_size > 0)
                 attr->aux_watermark = (uint32_t) ((uint64_t) aux_pages * (uint64_t) page_size / 2);
