@@ -148,7 +148,7 @@ static bool samples_below(const struct dp_region *r, uint64_t x, uint64_t *ret) 
         uint64_t pos[4], below[4];
         size_t n = known_points(r, pos, below);
 
-        if (r->unknown & DP_REGION_SAMPLES_UNKNOWN)
+        if ((r->unknown & DP_REGION_SAMPLES_UNKNOWN) || r->nr_samples > UINT32_MAX)
                 return false;
         for (size_t i = 0; i + 1 < n; i++)
                 if (pos[i] <= x && x <= pos[i + 1]) {
@@ -187,7 +187,7 @@ static struct dp_region cut_piece(const struct dp_region *from, uint64_t start, 
                 piece.nr_samples = b - a;
                 for (unsigned k = 0; k < 2; k++)
                         if (cut_valid(from, k) && from->cut[k] > start && from->cut[k] < end)
-                                piece.below[k] = from->below[k] - a;
+                                piece.below[k] = (uint32_t) (from->below[k] - a);
                         else
                                 piece.cut[k] = start, piece.below[k] = 0;
         } else {
@@ -238,15 +238,16 @@ static void merge_cuts(struct dp_region *left, const struct dp_region *right) {
                 pos[n] = rp[i], below[n++] = left->nr_samples + rb[i];
         left->cut[0] = left->cut[1] = left->start;
         left->below[0] = left->below[1] = 0;
-        if ((left->unknown | right->unknown) & DP_REGION_SAMPLES_UNKNOWN)
+        if (((left->unknown | right->unknown) & DP_REGION_SAMPLES_UNKNOWN) ||
+            left->nr_samples + right->nr_samples > UINT32_MAX)
                 return;
         first = nearest_cut(pos, n, left->start, right->end);
         if (first < 0)
                 return;
-        left->cut[0] = pos[first], left->below[0] = below[first];
+        left->cut[0] = pos[first], left->below[0] = (uint32_t) below[first];
         second = nearest_cut(pos, (size_t) first, left->start, pos[first]);
         if (second >= 0)
-                left->cut[1] = pos[second], left->below[1] = below[second];
+                left->cut[1] = pos[second], left->below[1] = (uint32_t) below[second];
 }
 
 static void merge_into(struct dp_region *left, const struct dp_region *right) {
@@ -481,7 +482,9 @@ int dp_region_set_aggregate(struct dp_region_set *s, const struct dp_region_limi
                 reg->next_access_mask = 0;
                 reg->last_nr_samples = reg->nr_samples;
                 reg->nr_samples = 0;
-                reg->unknown = (reg->unknown & DP_REGION_SAMPLES_UNKNOWN) ? DP_REGION_LAST_SAMPLES_UNKNOWN : 0;
+                /* Past 32 bits the counts below the cuts wrapped. */
+                reg->unknown = (reg->unknown & DP_REGION_SAMPLES_UNKNOWN) || reg->last_nr_samples > UINT32_MAX
+                                       ? DP_REGION_LAST_SAMPLES_UNKNOWN : 0;
         }
 
         r = split_regions(s, l, rng);

@@ -33,26 +33,32 @@
 #include "macro.h"
 #include "range.h"
 
+/* The first 64 bytes are what matching a sample touches; the rest is read
+ * at aggregations and snapshots. */
 struct dp_region {
-        uint64_t start;
         uint64_t end;                   /* exclusive */
         /* Private: one bit per sampling interval of the current (and the next)
          * aggregation that has already been counted in nr_accesses. */
         uint64_t access_mask;
         uint64_t next_access_mask;
         uint64_t nr_samples;            /* samples in the current aggregation */
-        uint64_t last_nr_samples;       /* samples in the last completed aggregation */
-        uint32_t nr_accesses;           /* sampling intervals with >= 1 sample, current aggregation */
-        uint32_t last_nr_accesses;      /* ... last completed aggregation: the access rate */
-        uint32_t age;                   /* aggregations since the rate last changed materially */
-        uint32_t next_nr_accesses;      /* counted early for the next aggregation (samples ahead of the tick) */
-        uint32_t unknown;               /* enum dp_region_unknown: counts no sample count can be given for */
         /* Where the split at the end of this aggregation will cut (cut[0]
          * for two pieces, cut[1] < cut[0] too for three), and the samples of
-         * this aggregation below each; a cut equal to start is no cut. */
+         * this aggregation below each (while nr_samples fits 32 bits; beyond,
+         * the count is marked unknown); a cut outside (start, end) is none. */
         uint64_t cut[2];
-        uint64_t below[2];
+        uint32_t below[2];
+        uint32_t nr_accesses;           /* sampling intervals with >= 1 sample, current aggregation */
+        uint32_t next_nr_accesses;      /* counted early for the next aggregation (samples ahead of the tick) */
+
+        uint64_t start;
+        uint64_t last_nr_samples;       /* samples in the last completed aggregation */
+        uint32_t last_nr_accesses;      /* ... last completed aggregation: the access rate */
+        uint32_t age;                   /* aggregations since the rate last changed materially */
+        uint32_t unknown;               /* enum dp_region_unknown: counts no sample count can be given for */
 };
+
+_Static_assert(offsetof(struct dp_region, start) == 64, "what matching touches fills one cache line");
 
 enum dp_region_unknown {
         DP_REGION_SAMPLES_UNKNOWN = 1u << 0,            /* nr_samples is not the count of this region */
