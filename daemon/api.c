@@ -4,6 +4,7 @@
 
 #include "api.h"
 #include "privileges.h"
+#include "report.h"
 
 json_t *api_get_stats(struct manager *m) {
         struct privileges_sets caps;
@@ -110,12 +111,12 @@ static int regions_to_json(const struct dp_tracker_snapshot *snap, void *userdat
 
                 if (q->target >= 0 && hot[i].tgid != (uint64_t) q->target)
                         continue;
-                json_array_append_new(regions, json_pack("{s:I,s:I,s:I,s:i,s:I,s:i}",
+                json_array_append_new(regions, json_pack("{s:I,s:I,s:I,s:i,s:o,s:i}",
                         "target", (json_int_t) hot[i].tgid,
                         "start", (json_int_t) r->start,
                         "end", (json_int_t) r->end,
                         "nr_accesses", (int) r->last_nr_accesses,
-                        "samples", (json_int_t) r->last_nr_samples,
+                        "samples", report_region_samples(r),
                         "age", (int) r->age));
         }
         q->result = json_pack("{s:o,s:i,s:I,s:I}", "regions", regions,
@@ -180,12 +181,14 @@ static int damon_view_to_json(const struct damon_view *v, void *userdata) {
                 const struct dp_damon_view_row *row = &v->rows[i];
 
                 json_array_append_new(regions, json_pack(
-                        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "target", (json_int_t) row->pid,
+                        "{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I}", "target", (json_int_t) row->pid,
                         "start", (json_int_t) row->start, "end", (json_int_t) row->end,
                         "damon_nr_accesses", (json_int_t) row->damon_nr_accesses,
                         "damon_age", (json_int_t) row->damon_age,
                         "pmu_nr_accesses", (json_int_t) row->pmu_nr_accesses,
-                        "pmu_samples", (json_int_t) row->pmu_samples, "pmu_bytes", (json_int_t) row->pmu_bytes));
+                        "pmu_samples", row->pmu_samples_known ? json_integer((json_int_t) row->pmu_samples)
+                                                              : json_null(),
+                        "pmu_bytes", (json_int_t) row->pmu_bytes));
         }
         *ret = o;
         return 0;

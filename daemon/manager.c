@@ -14,6 +14,7 @@
 #include "cpu-hotplug.h"
 #include "cpu-list.h"
 #include "decode-ibs.h"
+#include "decode-spe.h"
 #include "fileio.h"
 #include "stats.h"
 #include "dp-config.h"
@@ -74,6 +75,41 @@ static void load_source_context(struct dp_source_context *context) {
                   dp_ibs_cpu_has_erratum_1293(&context->ibs_cpu) ? ": IBS erratum 1293 applies" : "");
 }
 
+/* Each sampled CPU's MIDR_EL1, read once: perf reads SPE's DATA-SOURCE packet
+ * only on the cores whose encoding it lists.  A CPU without the file (offline
+ * at start, or configured later by a reload) stays 0, unknown: its levels come
+ * from the events. */
+static void load_midrs(struct manager *m) {
+        if (m->source->aux_format != DP_AUX_ARM_SPE)
+                return;
+        m->midr = calloc(DP_CPU_MAX, sizeof(*m->midr));
+        if (!m->midr) {
+                log_warning("no memory for the CPUs' MIDR: SPE levels come from the events");
+                return;
+        }
+        for (size_t i = 0; i < m->cpus.n; i++) {
+                _cleanup_free_ char *text = NULL;
+                char path[128];
+                int cpu = m->cpus.cpu[i], r;
+
+                if (cpu < 0 || cpu >= DP_CPU_MAX)
+                        continue;
+                snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/regs/identification/midr_el1", cpu);
+                r = dp_read_file(path, &text, NULL);
+                if (r >= 0)
+                        r = dp_midr_parse(text, &m->midr[cpu]);
+                if (r < 0)
+                        log_debug("cpu %d: no MIDR from %s (%s): SPE levels from the events", cpu, path,
+                                  strerror(-r));
+                else
+                        log_debug("cpu %d: MIDR 0x%08" PRIx32 "%s", cpu, m->midr[cpu],
+                                  dp_spe_midr_common_ds(m->midr[cpu]) ? ", SPE data source read as perf reads it"
+                                                                       : "");
+        }
+        m->source_context.midr = m->midr;
+        m->source_context.n_midr = DP_CPU_MAX;
+}
+
 void manager_collect(struct manager *m) {
         const struct dp_cpu_stats *stats[DP_CPU_MAX];
         int ids[DP_CPU_MAX];
@@ -103,7 +139,10 @@ static int detect(struct manager *m) {
                 return r;
         m->source = m->selection.choice.source;
         load_source_context(&m->source_context);
-        return manager_cpu_list(&m->o.config, &m->cpus);
+        r = manager_cpu_list(&m->o.config, &m->cpus);
+        if (r >= 0)
+                load_midrs(m);
+        return r;
 }
 
 /* Per configured CPU: its channel, its sampler and what the reports keep. */
@@ -669,5 +708,6 @@ void manager_free(struct manager *m) {
         event_hub_free(m->hub);
         hotplug_free(m->hotplug);
         pmu_selection_done(&m->selection);
+        free(m->midr);
         free(m);
 }

@@ -58,7 +58,8 @@ struct manager {
          * samplers' source options point into it. */
         struct pmu_selection selection;
         const struct dp_source *source;
-        struct dp_source_context source_context; /* this machine for the decoders (IBS errata) */
+        struct dp_source_context source_context; /* this machine for the decoders (IBS errata, SPE MIDRs) */
+        uint32_t *midr;                 /* DP_CPU_MAX entries behind source_context.midr (SPE only) */
         struct dp_cpu_list cpus;
         const struct test_seam *test;   /* test injections, read once at start-up */
 

@@ -38,11 +38,21 @@ void report_print(FILE *f, const struct dp_stats_view *view, const struct dp_tra
                         snprintf(target, sizeof(target), "phys");
                 else
                         snprintf(target, sizeof(target), "%u", hot[i].tgid);
-                fprintf(f, "  %-8s 0x%016llx 0x%016llx %8s %3u/%-3u %9llu %5u\n", target,
+                char samples[24] = "-";        /* not known: never a share by size */
+
+                if (!(r->unknown & DP_REGION_LAST_SAMPLES_UNKNOWN))
+                        snprintf(samples, sizeof(samples), "%llu", (unsigned long long) r->last_nr_samples);
+                fprintf(f, "  %-8s 0x%016llx 0x%016llx %8s %3u/%-3u %9s %5u\n", target,
                         (unsigned long long) r->start, (unsigned long long) r->end, size, r->last_nr_accesses,
-                        max_nr_accesses, (unsigned long long) r->last_nr_samples, r->age);
+                        max_nr_accesses, samples, r->age);
         }
         fputc('\n', f);
+}
+
+json_t *report_region_samples(const struct dp_snapshot_region *r) {
+        if (r->unknown & DP_REGION_LAST_SAMPLES_UNKNOWN)
+                return json_null();
+        return json_integer((json_int_t) r->last_nr_samples);
 }
 
 int report_write_json(FILE *f, const struct dp_stats_view *view, const struct dp_tracker_snapshot *snap,
@@ -66,13 +76,13 @@ int report_write_json(FILE *f, const struct dp_stats_view *view, const struct dp
         for (size_t i = 0; i < n; i++) {
                 const struct dp_snapshot_region *reg = &hot[i].region;
 
-                json_array_append_new(regions, json_pack("{s:I,s:I,s:I,s:i,s:i,s:I,s:i}",
+                json_array_append_new(regions, json_pack("{s:I,s:I,s:I,s:i,s:i,s:o,s:i}",
                         "target", (json_int_t) hot[i].tgid,
                         "start", (json_int_t) reg->start,
                         "end", (json_int_t) reg->end,
                         "nr_accesses", (int) reg->last_nr_accesses,
                         "max_nr_accesses", (int) max_nr_accesses,
-                        "samples", (json_int_t) reg->last_nr_samples,
+                        "samples", report_region_samples(reg),
                         "age", (int) reg->age));
         }
         json_object_set_new(doc, "nr_targets", json_integer((json_int_t) nr_targets));

@@ -51,7 +51,11 @@ START_TEST(test_join) {
 
         /* Half hot, half cold: rate 10 of 20, all 400 samples of the hot range. */
         ck_assert_uint_eq(out[1].pmu_nr_accesses, 10);
+        ck_assert(out[1].pmu_samples_known);
         ck_assert_uint_eq(out[1].pmu_samples, 400);
+        /* The cold region reaches across this one's start, but had no samples. */
+        ck_assert(out[0].pmu_samples_known);
+        ck_assert_uint_eq(out[0].pmu_samples, 0);
         ck_assert_uint_eq(out[1].damon_nr_accesses, 9);
 
         /* Beyond the tracker's bounds: nothing covered. */
@@ -60,7 +64,16 @@ START_TEST(test_join) {
 
         ck_assert_uint_eq(out[3].pid, 9);
         ck_assert_uint_eq(out[3].pmu_nr_accesses, 4);
-        ck_assert_uint_eq(out[3].pmu_samples, 5);
+        /* Half of a region with 10 samples: how many fell in this half is not
+         * known, and is not guessed as 5. */
+        ck_assert(!out[3].pmu_samples_known);
+
+        /* A tracker region whose own count is not known is never added in. */
+        r[1].unknown = DP_REGION_LAST_SAMPLES_UNKNOWN;
+        ck_assert_uint_eq(dp_damon_view_build(in, DP_ARRAY_SIZE(in), pids, 2, &s, out), 4);
+        ck_assert(!out[1].pmu_samples_known);
+        ck_assert(out[0].pmu_samples_known);
+        r[1].unknown = 0;
 
         /* No named targets, nothing to show. */
         ck_assert_uint_eq(dp_damon_view_build(in, DP_ARRAY_SIZE(in), pids, 0, &s, out), 0);
@@ -81,7 +94,7 @@ START_TEST(test_join_physical) {
         ck_assert_uint_eq(dp_damon_view_build(in, 1, pids, 1, &s, out), 1);
         ck_assert_uint_eq(out[0].pid, 0);
         ck_assert_uint_eq(out[0].pmu_nr_accesses, 6);
-        ck_assert_uint_eq(out[0].pmu_samples, 30);
+        ck_assert(!out[0].pmu_samples_known);          /* half of a region with 60 samples */
         ck_assert_uint_eq(out[0].pmu_bytes, 0x80000);
 }
 END_TEST

@@ -553,7 +553,8 @@ START_TEST(test_spe_stream_resyncs) {
         put(&s, 1, 0xb2), put_le(&s, VA_E, 8);
 
         path = write_file("stream.bin", s.b, s.n);
-        r = decode(NULL, "--format=spe", path, NULL);
+        /* A Neoverse N1: its DATA-SOURCE packet is read (DRAM, not the events' L1). */
+        r = decode(NULL, "--format=spe", "--cpu=0x410fd0c0", path, NULL);
         ck_assert_msg(r.status == EXIT_DAMAGED, "status %d: %s", r.status, r.err);
         ck_assert_ptr_nonnull(strstr(r.err, "damaged"));
         /* Every byte on exactly one line, in order: ". 0xOFFSET: " then 16 columns of " xx". */
@@ -580,6 +581,19 @@ START_TEST(test_spe_stream_resyncs) {
         snprintf(want, sizeof(want), "# spe: %zu bytes, 24 packets, 5 records, 2 samples, 1 no-data, "
                  "2 damaged (4 bad bytes, 1 cut off at the end)", s.n);
         ck_assert_msg(count_lines(r.out, want) == 1, "no '%s' in\n%s", want, r.out);
+        run_done(&r);
+
+        /* No MIDR: the EVENTS packet's level (L1D access, no refill), as perf
+         * reads a CPU it does not list; the header says which. */
+        r = decode(NULL, "--format=spe", path, NULL);
+        ck_assert_msg(strstr(r.out, "# cpu: none given (--cpu=MIDR): levels from the EVENTS packet\n"), "%s", r.out);
+        snprintf(want, sizeof(want), "=> SAMPLE vaddr=0x%" PRIx64 " paddr=0x%" PRIx64 " load latency=42 level=l1",
+                 VA_A, PA_A);
+        ck_assert_msg(strstr(r.out, want), "no '%s' in\n%s", want, r.out);
+        run_done(&r);
+        r = decode(NULL, "--format=spe", "--cpu=0x410fd083", path, NULL);       /* Cortex-A72: not listed */
+        ck_assert_msg(strstr(r.out, "# cpu: MIDR 0x410fd083: not a CPU perf reads DATA-SOURCE on"), "%s", r.out);
+        ck_assert_msg(strstr(r.out, want), "no '%s' in\n%s", want, r.out);
         run_done(&r);
 
         r = decode(NULL, "--format=spe", "--json", path, NULL);
@@ -938,8 +952,12 @@ START_TEST(test_bad_input) {
 
         expect_failure(decode(NULL, vectors, NULL), 2, "decode needs --format");
         expect_failure(decode(NULL, "--format=arm", vectors, NULL), 2, "--format: expected spe or ibs, got 'arm'");
-        expect_failure(decode(NULL, "--format=spe", "--cpu=0x19:1", vectors, NULL), 2, "--cpu is for --format=ibs");
-        expect_failure(decode(NULL, "--format=ibs", "--cpu=0x19", vectors, NULL), 2, "--cpu: expected FAMILY:MODEL");
+        expect_failure(decode(NULL, "--format=spe", "--cpu=0x19:1", vectors, NULL), 2,
+                       "--cpu=FAMILY:MODEL is for --format=ibs");
+        expect_failure(decode(NULL, "--format=ibs", "--cpu=0x19", vectors, NULL), 2, "--cpu=MIDR is for --format=spe");
+        expect_failure(decode(NULL, "--format=spe", "--cpu=410fd0c0", vectors, NULL), 2,
+                       "--cpu: expected FAMILY:MODEL (IBS) or a MIDR_EL1");
+        expect_failure(decode(NULL, "--format=spe", "--cpu=0x1410fd0c0", vectors, NULL), 2, "got '0x1410fd0c0'");
         expect_failure(decode(NULL, "--format=ibs", "--cpu=0x19:0x1g", vectors, NULL), 2, "got '0x19:0x1g'");
         expect_failure(decode(NULL, "--format=ibs", "--cpu=:1", vectors, NULL), 2, "--cpu: expected");
         expect_failure(decode(NULL, "--format=ibs", "--cpu=0x100000000:1", vectors, NULL), 2, "--cpu: expected");

@@ -93,10 +93,12 @@ static json_t *regions_json(json_t *parameters) {
         json_t *regions = json_array();
 
         for (int i = 0; i < 4 && (!limit || i < json_integer_value(limit)); i++)
-                json_array_append_new(regions, json_pack("{s:i,s:I,s:I,s:i,s:i,s:i}", "target", 42, "start",
+                /* The last one's count is not known: null, shown as "-". */
+                json_array_append_new(regions, json_pack("{s:i,s:I,s:I,s:i,s:o,s:i}", "target", 42, "start",
                                                          (json_int_t) 0x7f0000000000 + i * 0x100000, "end",
                                                          (json_int_t) 0x7f0000100000 + i * 0x100000,
-                                                         "nr_accesses", 20 - 5 * i, "samples", 100 - i, "age", i));
+                                                         "nr_accesses", 20 - 5 * i, "samples",
+                                                         i == 3 ? json_null() : json_integer(100 - i), "age", i));
         return json_pack("{s:o,s:i,s:i,s:i}", "regions", regions, "max_nr_accesses", 20, "sample_interval_usec",
                          5000, "aggr_interval_usec", 100000);
 }
@@ -105,11 +107,12 @@ static json_t *damon_view_json(bool broken) {
         json_t *regions = json_array();
 
         for (int i = 0; i < 2; i++)
-                json_array_append_new(regions, json_pack("{s:i,s:I,s:I,s:i,s:i,s:i,s:i,s:I}", "target", 42, "start",
+                json_array_append_new(regions, json_pack("{s:i,s:I,s:I,s:i,s:i,s:i,s:o,s:I}", "target", 42, "start",
                                                          (json_int_t) 0x7f0000000000 + i * 0x100000, "end",
                                                          (json_int_t) 0x7f0000100000 + i * 0x100000,
                                                          "damon_nr_accesses", 18 - 16 * i, "damon_age", 3 + i,
-                                                         "pmu_nr_accesses", 20 - 20 * i, "pmu_samples", 640 - 640 * i,
+                                                         "pmu_nr_accesses", 20 - 20 * i, "pmu_samples",
+                                                         i ? json_null() : json_integer(640),
                                                          "pmu_bytes", (json_int_t) 0x100000));
         return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i,s:s}],s:[i],s:i,s:I,s:i,s:o}",
                          "role", "owned", "reason", "no kdamond existed", "kdamond", 0, "context", 0, "running", 1,
@@ -454,6 +457,11 @@ START_TEST(test_cpus_targets_regions) {
         assert_contains(log, "{\"method\":\"io.damon.perfd.GetRegions\",\"parameters\":{\"target\":42,\"limit\":2}}\n");
         run_done(&r);
 
+        r = RUN(&f, "regions", "--target", "42");
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        assert_contains(r.out, "│ 0x7f0000300000 │ 0x7f0000400000 │ 1.0 MiB │     5/20 │ ██▌        │       - │   3 │");
+        run_done(&r);
+
         r = RUN(&f, "regions", "--target", "999");
         ck_assert_int_eq(r.status, 1);
         ck_assert_str_eq(r.err, "GetRegions failed: io.damon.perfd.NoSuchTarget {\"target\":999}: "
@@ -482,6 +490,8 @@ START_TEST(test_damon_view) {
                                "2 times\n");
         /* DAMON's count and the PMU's side by side, with their bars. */
         assert_contains(r.out, "│ 0x7f0000000000 │ 0x7f0000100000 │ 1.0 MiB │    18 │ █████████  │  20 │ ██████████ │");
+        /* A PMU count the daemon does not know (null) is "-", not 0. */
+        assert_contains(r.out, "│ 0x7f0000100000 │ 0x7f0000200000 │ 1.0 MiB │     2 │ █          │   0 │            │       - │   4 │");
         assert_contains(r.out, "2 regions as DAMON reports them");
         log = slurp(f.log);
         assert_contains(log, "{\"method\":\"io.damon.perfd.GetDamonView\"}\n");
@@ -615,7 +625,8 @@ START_TEST(test_heatmap_replay) {
                              "0.10 s</title>");
         /* The capture's 0.57 s at 0.1 s an aggregation; its hottest cells. */
         assert_contains(svg, ">0.5</text>");
-        assert_contains(svg, "(the hottest cell: 80%)");
+        /* 75% since splits cut only where the samples were counted (issue 16). */
+        assert_contains(svg, "(the hottest cell: 75%)");
         log = slurp(f.log);
         ck_assert_ptr_null(strstr(log, "GetRegions"));
         run_done(&r);

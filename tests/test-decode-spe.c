@@ -464,7 +464,9 @@ START_TEST(test_records_and_samples) {
         struct dp_spe_iter it;
         struct dp_spe_record rec;
         struct dp_spe_clock clock = { .time_shift = 4, .time_mult = 40, .time_zero = 1000, .offset_ns = -500 };
-        struct dp_spe_context ctx = { .pid = 100, .tid = 4242, .cpu = 7, .time = 555, .clock = &clock };
+        /* A Neoverse N1, whose DATA-SOURCE packet perf reads. */
+        struct dp_spe_context ctx = { .pid = 100, .tid = 4242, .cpu = 7, .time = 555, .clock = &clock,
+                                      .midr = 0x410fd0c0 };
         struct dp_sample s;
 
         for (int i = 0; i < 5; i++)
@@ -554,7 +556,7 @@ START_TEST(test_context_attribution) {
         struct buf b = {};
         struct dp_spe_iter it;
         struct dp_spe_record rec;
-        struct dp_spe_context ctx = { .pid = 100, .tid = 100 };
+        struct dp_spe_context ctx = { .pid = 100, .tid = 100, .midr = 0x410fd0c0 };
         struct dp_sample s;
 
         put_load_record(&b, 0x00007f0000001000ull, 0x1000, 5, 0x0, 777, 0);
@@ -571,7 +573,7 @@ START_TEST(test_context_attribution) {
         put_load_record(&b, 0x00007f0000001000ull, 0x1000, 5, 0x8, -1, 0);
         dp_spe_iter_init(&it, b.b, b.n, 0);
         ck_assert(dp_spe_next_record(&it, &rec));
-        ctx = (struct dp_spe_context) {};
+        ctx = (struct dp_spe_context) { .midr = 0x410fd0c0 };
         ck_assert_int_eq(dp_spe_record_to_sample(&rec, &ctx, &s), 0);
         ck_assert_uint_eq(s.pid, 0);
         ck_assert_int_eq(dp_sample_level(&s), DP_MEM_L2);

@@ -43,11 +43,55 @@ static bool covers_exactly(const struct dp_region_set *s, const struct dp_range 
 
 #define assert_covers_exactly(s, expect, n) ck_assert(covers_exactly((s), (expect), (n)))
 
+static int compare_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
 static const struct dp_region *region_at(const struct dp_region_set *s, uint64_t addr) {
         for (size_t i = 0; i < s->nr; i++)
                 if (s->regions[i].start <= addr && addr < s->regions[i].end)
                         return &s->regions[i];
         return NULL;
+}
+
+/* Samples at random addresses of the set, counted as the tracker counts
+ * them; their addresses are kept in @addrs (room for @max). */
+static size_t sample_randomly(struct dp_region_set *s, struct dp_prng *gen, size_t count, uint64_t *addrs,
+                              size_t max) {
+        size_t n = 0;
+
+        for (size_t k = 0; k < count && n < max; k++) {
+                struct dp_region *r = &s->regions[dp_prng_between(gen, 0, s->nr - 1)];
+                uint64_t addr = dp_prng_between(gen, r->start, r->end - 1);
+                struct dp_region *found;
+
+                ck_assert_int_eq(dp_region_set_find(s, addr, &found), DP_REGION_MATCH);
+                dp_region_count_sample(found, addr);
+                addrs[n++] = addr;
+        }
+        return n;
+}
+
+/* Whether each region whose last count is known has exactly the samples of
+ * @addrs inside it, and the known and unknown ones add up to them all. */
+static bool last_counts_exact(const struct dp_region_set *s, uint64_t *addrs, size_t n) {
+        size_t k = 0;
+
+        qsort(addrs, n, sizeof(*addrs), compare_u64);
+        for (size_t i = 0; i < s->nr; i++) {
+                const struct dp_region *r = &s->regions[i];
+                uint64_t inside = 0;
+
+                while (k < n && addrs[k] < r->start)
+                        k++;
+                while (k < n && addrs[k] < r->end)
+                        inside++, k++;
+                if (!(r->unknown & DP_REGION_LAST_SAMPLES_UNKNOWN) && inside != r->last_nr_samples)
+                        return false;
+        }
+        return true;
 }
 
 START_TEST(test_init_even_split) {
@@ -205,25 +249,39 @@ START_TEST(test_merge_brings_count_below_max) {
 }
 END_TEST
 
+/* Split points between 10% and 90%; every piece's count is of the samples
+ * that fell in it (they used to be shared out by size, so one sample always
+ * landed in the rightmost piece). */
 START_TEST(test_split_points) {
         struct dp_region_limits l = limits(1, 1000);
         struct dp_range in[] = { R(P(1000), P(2000)) };
+        static uint64_t addrs[1000];
 
         for (uint64_t seed = 0; seed < 200; seed++) {
-                struct dp_prng rng = { seed };
+                struct dp_prng rng = { seed }, gen = { seed + 1000 };
                 struct dp_region_set s;
-                uint64_t left;
+                uint64_t left, total = 0;
+                size_t n;
 
                 ck_assert_int_eq(dp_region_set_init(&s, in, 1, &l), 0);
-                s.regions[0].nr_samples = 1000;
+                /* One aggregation without samples: random cuts from then on. */
                 ck_assert_int_eq(dp_region_set_aggregate(&s, &l, &rng), 0);
                 ck_assert_uint_eq(s.nr, 2);
                 left = (s.regions[0].end - s.regions[0].start) / DP_PAGE_SIZE;
                 ck_assert_uint_ge(left, 100);
                 ck_assert_uint_le(left, 900);
-                /* samples apportioned by size, total kept */
-                ck_assert_uint_eq(s.regions[0].last_nr_samples + s.regions[1].last_nr_samples, 1000);
-                ck_assert_uint_eq(s.regions[0].last_nr_samples, left);
+
+                n = sample_randomly(&s, &gen, seed % 7 == 0 ? 1 : 1000, addrs, DP_ARRAY_SIZE(addrs));
+                ck_assert_int_eq(dp_region_set_aggregate(&s, &l, &rng), 0);
+                ck_assert_int_eq(dp_region_set_check(&s), 0);
+                /* Merged back (no access rates were set) and split where counted. */
+                ck_assert_uint_ge(s.nr, 2);
+                for (size_t i = 0; i < s.nr; i++) {
+                        ck_assert_uint_eq(s.regions[i].unknown, 0);
+                        total += s.regions[i].last_nr_samples;
+                }
+                ck_assert_uint_eq(total, n);
+                ck_assert(last_counts_exact(&s, addrs, n));
                 dp_region_set_done(&s);
         }
 }
@@ -314,7 +372,8 @@ START_TEST(test_update_ranges_keeps_history) {
         ck_assert_uint_eq(r->end, P(10));
         ck_assert_uint_eq(r->last_nr_accesses, 1);
         ck_assert_uint_eq(r->age, 100);
-        ck_assert_uint_eq(r->last_nr_samples, 50);
+        /* Its 100 samples were somewhere in 10 pages: the count of these 5 is not known. */
+        ck_assert(r->unknown & DP_REGION_LAST_SAMPLES_UNKNOWN);
         r = region_at(&s, P(52));       /* clipped from the sixth */
         ck_assert_uint_eq(r->end, P(55));
         ck_assert_uint_eq(r->last_nr_accesses, 6);
@@ -323,6 +382,7 @@ START_TEST(test_update_ranges_keeps_history) {
         ck_assert_uint_eq(r->end, P(30));
         ck_assert_uint_eq(r->nr_accesses, 3);
         ck_assert_uint_eq(r->last_nr_samples, 100);
+        ck_assert_uint_eq(r->unknown, 0);
         r = region_at(&s, P(85));
         ck_assert_uint_eq(r->last_nr_accesses, 9);
         r = region_at(&s, P(110));      /* new memory: fresh */
@@ -385,8 +445,12 @@ END_TEST
  * Property test: random ranges, limits and access patterns, many
  * aggregations and occasional re-bounding; every invariant after every step.
  */
+#define MAX_ADDRS 10000
+
 static void run_property(uint64_t seed) {
+        static uint64_t addrs[MAX_ADDRS];
         struct dp_prng rng = { seed }, gen = { seed * 7919 + 1 };
+        size_t nr_addrs;
         struct dp_region_limits l;
         struct dp_range in[40], expect[40];
         struct dp_region_set s;
@@ -425,9 +489,10 @@ static void run_property(uint64_t seed) {
 
                         r->nr_accesses = hot ? l.max_nr_accesses
                                              : (uint32_t) dp_prng_between(&gen, 0, l.max_nr_accesses / 4);
-                        r->nr_samples = dp_prng_between(&gen, 0, 1000);
-                        samples += r->nr_samples;
                 }
+                nr_addrs = sample_randomly(&s, &gen, dp_prng_between(&gen, 0, 20 * s.nr), addrs, MAX_ADDRS);
+                for (size_t i = 0; i < s.nr; i++)
+                        samples += s.regions[i].nr_samples;
 
                 ck_assert_int_eq(dp_region_set_aggregate(&s, &l, &rng), 0);
 
@@ -441,6 +506,7 @@ static void run_property(uint64_t seed) {
                 }
                 ck_assert(rolled_over);
                 ck_assert_uint_eq(after, samples);
+                ck_assert(last_counts_exact(&s, addrs, nr_addrs));
 
                 if (round % 37 == 36) {
                         /* Re-bound to a shifted window over part of the old space. */

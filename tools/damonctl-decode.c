@@ -361,7 +361,8 @@ static void spe_gap(struct dump *d, size_t offset, size_t size) {
 }
 
 static void spe_record(struct dump *d, const struct dp_spe_record *rec) {
-        const struct dp_spe_context ctx = {};   /* a file tells no current task, and no clock */
+        /* A file tells no current task and no clock; the CPU only by --cpu. */
+        const struct dp_spe_context ctx = { .midr = d->midr };
         const char *result, *reason = NULL;
         json_t *packets = d->json ? json_array() : NULL;
         struct dp_sample s;
@@ -464,8 +465,16 @@ static void print_header(const struct ctl *ctl, const struct dump *d) {
 
         fprintf(d->out, "# decode --format=%s: %s, %zu bytes (%s)\n", format, d->name, d->size,
                 d->hex ? "from hex text" : "binary");
-        if (ctl->decode_format != CTL_DECODE_IBS)
+        if (ctl->decode_format == CTL_DECODE_SPE) {
+                if (!d->midr)
+                        fputs("# cpu: none given (--cpu=MIDR): levels from the EVENTS packet\n", d->out);
+                else
+                        fprintf(d->out, "# cpu: MIDR 0x%08" PRIx32 ": %s\n", d->midr,
+                                dp_spe_midr_common_ds(d->midr)
+                                        ? "DATA-SOURCE read with the common (Neoverse) encoding"
+                                        : "not a CPU perf reads DATA-SOURCE on: levels from the EVENTS packet");
                 return;
+        }
         if (!d->cpu)
                 fputs("# cpu: none given (--cpu=FAMILY:MODEL): no errata applied\n", d->out);
         else
@@ -522,6 +531,7 @@ int ctl_decode(struct ctl *ctl) {
                 .out = stdout,
                 .json = ctl->json,
                 .cpu = ctl->cpu_set ? &cpu : NULL,
+                .midr = ctl->midr_set ? ctl->midr : 0,
         };
         int k;
 

@@ -25,6 +25,7 @@ struct dump {
         const uint8_t *buf;
         size_t size;
         const struct dp_ibs_cpu *cpu;   /* --cpu; NULL: unknown */
+        uint32_t midr;                  /* --cpu=MIDR for SPE; 0: unknown */
         size_t packets, records, samples, no_data, damaged, bad_bytes, incomplete;
         bool out_of_memory;
 };

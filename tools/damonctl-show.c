@@ -210,23 +210,39 @@ static int add_region_cells(struct dp_table *t, json_t *region, const char *wher
         return CTL_EXIT_OK;
 }
 
+/* A sample count cell: the number, or "-" where the daemon says null (not
+ * known: it never shows a share of another region's count). */
+static int add_count_cell(struct dp_table *t, json_t *o, const char *where, const char *key) {
+        int64_t v;
+        int k, r;
+
+        if (json_is_null(json_object_get(o, key)))
+                r = dp_table_add_cell(t, "-");
+        else if ((k = ctl_get_int(o, where, key, &v)) != CTL_EXIT_OK)
+                return k;
+        else
+                r = dp_table_add_cellf(t, "%" PRIi64, v);
+        return r < 0 ? table_failed(r) : CTL_EXIT_OK;
+}
+
 static int add_region_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
-        int64_t nr_accesses, samples, age;
+        int64_t nr_accesses, age;
         char where[32], bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
         int k, r;
 
         snprintf(where, sizeof(where), "regions[%zu]", i);
         if ((k = add_region_cells(t, region, where)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "nr_accesses", &nr_accesses)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "samples", &samples)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "age", &age)) != CTL_EXIT_OK)
                 return k;
         if ((r = dp_table_add_cellf(t, "%" PRIi64 "/%" PRIi64, nr_accesses, max_nr_accesses)) < 0 ||
             (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(nr_accesses, 0),
                                                     (uint64_t) DP_MAX(max_nr_accesses, 0), BAR_WIDTH, bar,
-                                                    sizeof(bar)))) < 0 ||
-            (r = dp_table_add_cellf(t, "%" PRIi64, samples)) < 0 ||
-            (r = dp_table_add_cellf(t, "%" PRIi64, age)) < 0)
+                                                    sizeof(bar)))) < 0)
+                return table_failed(r);
+        if ((k = add_count_cell(t, region, where, "samples")) != CTL_EXIT_OK)
+                return k;
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, age)) < 0)
                 return table_failed(r);
         return CTL_EXIT_OK;
 }
@@ -281,7 +297,7 @@ out:
 }
 
 static int add_damon_row(struct dp_table *t, json_t *region, size_t i, int64_t max_nr_accesses) {
-        int64_t damon_nr, damon_age, pmu_nr, pmu_samples;
+        int64_t damon_nr, damon_age, pmu_nr;
         char where[32], damon_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)], pmu_bar[DP_FORMAT_BAR_SIZE(BAR_WIDTH)];
         uint64_t scale = (uint64_t) DP_MAX(max_nr_accesses, 1);
         int k, r;
@@ -290,17 +306,18 @@ static int add_damon_row(struct dp_table *t, json_t *region, size_t i, int64_t m
         if ((k = add_region_cells(t, region, where)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "damon_nr_accesses", &damon_nr)) != CTL_EXIT_OK ||
             (k = ctl_get_int(region, where, "damon_age", &damon_age)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "pmu_nr_accesses", &pmu_nr)) != CTL_EXIT_OK ||
-            (k = ctl_get_int(region, where, "pmu_samples", &pmu_samples)) != CTL_EXIT_OK)
+            (k = ctl_get_int(region, where, "pmu_nr_accesses", &pmu_nr)) != CTL_EXIT_OK)
                 return k;
         if ((r = dp_table_add_cellf(t, "%" PRIi64, damon_nr)) < 0 ||
             (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(damon_nr, 0), scale, BAR_WIDTH, damon_bar,
                                                     sizeof(damon_bar)))) < 0 ||
             (r = dp_table_add_cellf(t, "%" PRIi64, pmu_nr)) < 0 ||
             (r = dp_table_add_cell(t, dp_format_bar((uint64_t) DP_MAX(pmu_nr, 0), scale, BAR_WIDTH, pmu_bar,
-                                                    sizeof(pmu_bar)))) < 0 ||
-            (r = dp_table_add_cellf(t, "%" PRIi64, pmu_samples)) < 0 ||
-            (r = dp_table_add_cellf(t, "%" PRIi64, damon_age)) < 0)
+                                                    sizeof(pmu_bar)))) < 0)
+                return table_failed(r);
+        if ((k = add_count_cell(t, region, where, "pmu_samples")) != CTL_EXIT_OK)
+                return k;
+        if ((r = dp_table_add_cellf(t, "%" PRIi64, damon_age)) < 0)
                 return table_failed(r);
         return CTL_EXIT_OK;
 }

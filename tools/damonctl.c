@@ -16,6 +16,7 @@
 #include "parse-util.h"
 #include "time-util.h"
 #include "damonctl.h"
+#include "decode-spe.h"
 #include "dp-config.h"
 
 static void help(FILE *f) {
@@ -82,7 +83,10 @@ static void help(FILE *f) {
                 "     --format=spe|ibs    What the input holds: ARM SPE profiling-buffer bytes, or AMD\n"
                 "                         IBS op PERF_SAMPLE_RAW payloads one after another (required)\n"
                 "     --cpu=FAMILY:MODEL  The IBS samples' CPU, hex or decimal (e.g. 0x19:0x01), so that\n"
-                "                         its errata apply (erratum 1293); default: none applied\n\n"
+                "                         its errata apply (erratum 1293); default: none applied\n"
+                "     --cpu=MIDR          The SPE samples' CPU, its MIDR_EL1 in hex (e.g. 0x410fd0c0), so\n"
+                "                         that its DATA-SOURCE packet is read as perf reads it; default:\n"
+                "                         unknown, levels from the events\n\n"
                 "Exit status:\n"
                 "  0  success (also when monitor or stats --interval is stopped with Ctrl-C)\n"
                 "  1  an error reply from damon-perfd, an invalid reply, or an I/O error\n"
@@ -257,7 +261,15 @@ static bool parse_cpu_number(const char *s, size_t len, uint32_t *ret) {
 static int parse_cpu(const char *arg, struct ctl *ctl) {
         const char *colon = strchr(arg, ':');
 
-        if (!colon || !parse_cpu_number(arg, (size_t) (colon - arg), &ctl->cpu_family) ||
+        /* No colon: an arm64 MIDR_EL1, as sysfs and HEADER_CPUID write it. */
+        if (!colon) {
+                if (dp_midr_parse(arg, &ctl->midr) < 0)
+                        return usage_error("--cpu: expected FAMILY:MODEL (IBS) or a MIDR_EL1 in hex with 0x "
+                                           "(SPE, e.g. 0x410fd0c0), got '%s'", arg);
+                ctl->midr_set = true;
+                return CTL_EXIT_OK;
+        }
+        if ( !parse_cpu_number(arg, (size_t) (colon - arg), &ctl->cpu_family) ||
             !parse_cpu_number(colon + 1, strlen(colon + 1), &ctl->cpu_model))
                 return usage_error("--cpu: expected FAMILY:MODEL, hex with 0x or decimal (0x19:0x01 or 25:1), "
                                    "got '%s'", arg);
@@ -470,7 +482,9 @@ static int check_decode(const struct ctl *ctl) {
         if (ctl->decode_format == CTL_DECODE_NONE)
                 return usage_error("decode needs --format=spe or --format=ibs");
         if (ctl->cpu_set && ctl->decode_format != CTL_DECODE_IBS)
-                return usage_error("--cpu is for --format=ibs: SPE decoding has no CPU errata");
+                return usage_error("--cpu=FAMILY:MODEL is for --format=ibs; SPE takes --cpu=MIDR");
+        if (ctl->midr_set && ctl->decode_format != CTL_DECODE_SPE)
+                return usage_error("--cpu=MIDR is for --format=spe; IBS takes --cpu=FAMILY:MODEL");
         /* Nobody types AUX bytes into a terminal by accident: "-" says so. */
         if (!ctl->input_path && isatty(STDIN_FILENO))
                 return usage_error("decode: no input: give FILE, or - for standard input");

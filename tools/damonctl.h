@@ -71,8 +71,10 @@ struct ctl {
 
         /* decode (and --json above: one object per line) */
         enum ctl_decode_format decode_format;
-        bool cpu_set;                   /* --cpu: the IBS samples' CPU, for errata */
+        bool cpu_set;                   /* --cpu=FAMILY:MODEL: the IBS samples' CPU, for errata */
         uint32_t cpu_family, cpu_model;
+        bool midr_set;                  /* --cpu=MIDR: the SPE samples' CPU, for its data-source encoding */
+        uint32_t midr;
         const char *input_path;         /* NULL or "-": standard input */
 
         struct dp_varlink_client *client;

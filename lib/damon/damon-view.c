@@ -12,9 +12,11 @@ static const struct dp_snapshot_target *tracker_target(const struct dp_tracker_s
 
 static void add_pmu_view(const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t,
                          struct dp_damon_view_row *row) {
-        unsigned __int128 weighted = 0, samples = 0;
-        uint64_t covered = 0;
+        unsigned __int128 weighted = 0;
+        uint64_t covered = 0, samples = 0;
+        bool known = true;
 
+        row->pmu_samples_known = true;
         if (!t)
                 return;
         /* Regions are sorted; DAMON's regions are few, so a linear walk does. */
@@ -31,10 +33,18 @@ static void add_pmu_view(const struct dp_tracker_snapshot *snap, const struct dp
                 overlap = hi - lo;
                 covered += overlap;
                 weighted += (unsigned __int128) r->last_nr_accesses * overlap;
-                samples += (unsigned __int128) r->last_nr_samples * overlap / (r->end - r->start);
+                /* A count, never a share: a tracker region across the bounds
+                 * with samples leaves how many fell inside unknown. */
+                if (r->unknown & DP_REGION_LAST_SAMPLES_UNKNOWN)
+                        known = false;
+                else if (overlap == r->end - r->start)
+                        samples += r->last_nr_samples;
+                else if (r->last_nr_samples)
+                        known = false;
         }
         row->pmu_bytes = covered;
-        row->pmu_samples = (uint64_t) samples;
+        row->pmu_samples = known ? samples : 0;
+        row->pmu_samples_known = known;
         /* Uncovered bytes count as unaccessed: the PMU saw nothing there. */
         row->pmu_nr_accesses = (uint32_t) (weighted / (row->end - row->start));
 }

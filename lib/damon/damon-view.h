@@ -7,6 +7,7 @@
  * sampled accesses say about the same addresses.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,8 @@ struct dp_damon_view_row {
         uint32_t damon_nr_accesses;     /* DAMON: sampling intervals with an access, last aggregation */
         uint32_t damon_age;
         uint32_t pmu_nr_accesses;       /* the PMU's, overlap-weighted over the tracker's regions */
-        uint64_t pmu_samples;           /* samples in the last aggregation, apportioned by overlap */
+        uint64_t pmu_samples;           /* samples in the last aggregation that fell in the region, */
+        bool pmu_samples_known;         /* when every tracker region across its bounds got none */
         uint64_t pmu_bytes;             /* how much of the region the tracker covers */
 };
 

@@ -200,6 +200,7 @@ void dp_ring_reader_take_aux(struct dp_ring_reader *r, const struct dp_aux_recor
                 .cpu = r->cpu,
                 .time = time,
                 .clock = r->aux.clock,
+                .midr = dp_source_context_midr(r->context, r->cpu),
         };
         struct dp_aux_span span;
 

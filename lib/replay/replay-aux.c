@@ -167,6 +167,7 @@ bool replay_payload_next(struct replay_aux_cpu *a, const struct dp_ring_reader *
                 .clock = clock,
                 .tasks = &a->tasks,
                 .threads = threads,
+                .midr = dp_source_context_midr(r->context, r->cpu),
         };
         if (front && front->offset <= p->pos) {
                 end = DP_MIN(front->offset + front->size, p->end);

@@ -124,4 +124,8 @@ void dp_capture_source_context(const struct dp_perf_cpuid *cpuid, struct dp_sour
                 out->ibs_cpu.family = cpuid->family;
                 out->ibs_cpu.model = cpuid->model;
         }
+        /* perf 6.1 reads the one MIDR of HEADER_CPUID (strtol() of it, compared
+         * as 32 bits) for every CPU of the capture. */
+        if (cpuid && cpuid->kind == DP_CPUID_ARM64)
+                out->midr_all = (uint32_t) cpuid->midr;
 }

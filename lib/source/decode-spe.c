@@ -13,8 +13,8 @@
 #include <linux/perf_event.h>
 
 #include "decode-spe.h"
-#include "macro.h"
 #include "mem-level.h"
+#include "macro.h"
 
 /* Header byte 0 patterns. */
 #define HDR_PAD 0x00
@@ -650,34 +650,9 @@ int dp_spe_clock_from_mmap_page(const struct perf_event_mmap_page *meta, struct 
         return 0;
 }
 
-/* A union perf_mem_data_src for the sample: the operation and, from the
- * level, the cache level number, as perf mem would show them. */
-static uint64_t synth_data_src(uint16_t flags, enum dp_mem_level level) {
-        struct dp_mem_data_src s = {
-                .op = (flags & DP_SAMPLE_STORE) ? PERF_MEM_OP_STORE : PERF_MEM_OP_LOAD,
-                .lvl = PERF_MEM_LVL_NA,
-                .snoop = PERF_MEM_SNOOP_NA,
-                .lock = PERF_MEM_LOCK_NA,
-                .dtlb = PERF_MEM_TLB_NA,
-                .lvl_num = PERF_MEM_LVLNUM_NA,
-        };
-
-        switch (level) {
-        case DP_MEM_L1: s.lvl_num = PERF_MEM_LVLNUM_L1; break;
-        case DP_MEM_L2: s.lvl_num = PERF_MEM_LVLNUM_L2; break;
-        case DP_MEM_L3: s.lvl_num = PERF_MEM_LVLNUM_L3; break;
-        case DP_MEM_LOCAL_DRAM: s.lvl_num = PERF_MEM_LVLNUM_RAM; break;
-        case DP_MEM_REMOTE_CACHE: s.lvl_num = PERF_MEM_LVLNUM_ANY_CACHE; s.remote = 1; break;
-        case DP_MEM_REMOTE_DRAM: s.lvl_num = PERF_MEM_LVLNUM_RAM; s.remote = 1; break;
-        default: break;
-        }
-        return dp_mem_data_src_pack(&s);
-}
-
 int dp_spe_record_to_sample(const struct dp_spe_record *rec, const struct dp_spe_context *ctx,
                             struct dp_sample *out) {
         unsigned cls = rec->op_header & 3;
-        enum dp_mem_level level = DP_MEM_UNKNOWN;
         uint16_t flags = 0;
 
         if (rec->bad_bytes > 0)
@@ -698,13 +673,11 @@ int dp_spe_record_to_sample(const struct dp_spe_record *rec, const struct dp_spe
         /* As for the other sources: a latency of 0 cycles is no measurement. */
         if ((rec->have & DP_SPE_HAVE_LAT_TOTAL) && rec->lat_total)
                 flags |= DP_SAMPLE_LATENCY_VALID;
-        if (rec->have & DP_SPE_HAVE_DATA_SOURCE)
-                level = dp_mem_level_from_spe(rec->data_source);
 
         *out = (struct dp_sample) {
                 .vaddr = dp_spe_va_canonical(rec->va_payload),
                 .paddr = (rec->have & DP_SPE_HAVE_DATA_PA) ? rec->pa : 0,
-                .data_src = (flags & DP_SAMPLE_DATA_SRC_VALID) ? synth_data_src(flags, level) : 0,
+                .data_src = dp_spe_record_data_src(rec, ctx->midr),
                 .latency = (rec->have & DP_SPE_HAVE_LAT_TOTAL) ? rec->lat_total : 0,
                 .cpu = ctx->cpu,
                 .flags = flags,
@@ -712,7 +685,7 @@ int dp_spe_record_to_sample(const struct dp_spe_record *rec, const struct dp_spe
                 .pid = ctx->pid,
                 .tid = ctx->tid,
         };
-        dp_sample_set_level(out, level);
+        dp_sample_set_level(out, dp_spe_record_level(rec, ctx->midr));
         if ((rec->have & DP_SPE_HAVE_TIMESTAMP) && ctx->clock)
                 out->time = dp_spe_clock_to_ns(ctx->clock, rec->timestamp);
         if (rec->have & DP_SPE_HAVE_CONTEXT) {

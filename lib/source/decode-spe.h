@@ -254,12 +254,37 @@ struct dp_spe_context {
         const struct dp_task_timeline *tasks;
         /* Optional: threads' processes, for CONTEXT threads @tasks does not know. */
         const struct dp_thread_map *threads;
+        /* MIDR_EL1 of the CPU (its low 32 bits, which perf compares), for the
+         * data-source encoding; 0 = unknown, read as a CPU perf does not list. */
+        uint32_t midr;
 };
+
+/* Whether perf reads the DATA-SOURCE packet of CPU @midr with the common
+ * (Neoverse) encoding: Neoverse N1, N2 and V1, any variant and revision, as
+ * linux-perf 6.1 lists them.  Elsewhere the level comes from the events. */
+bool dp_spe_midr_common_ds(uint32_t midr);
+
+/* The MIDR_EL1 of /sys/devices/system/cpu/cpuN/regs/identification/midr_el1
+ * ("0x00000000410fd0c0\n"): its low 32 bits.  -EINVAL when malformed or
+ * wider than 64 bits; -ERANGE when bits 63:32 (RES0) are set. */
+int dp_midr_parse(const char *text, uint32_t *ret);
+
+/* The union perf_mem_data_src perf 6.1 synthesizes for @rec on CPU @midr,
+ * bit for bit (arm_spe__synth_data_source()): 0 for an operation that is no
+ * load or store. */
+uint64_t dp_spe_record_data_src(const struct dp_spe_record *rec, uint32_t midr);
+
+/* Our level for @rec: the DATA-SOURCE packet of a load on a CPU perf lists
+ * (dp_mem_level_from_spe()); otherwise the events (last-level cache access
+ * without miss: l3, L1D access without refill: l1, a miss: unknown).  Unlike
+ * perf, a listed CPU's load without the packet is not taken for an L1D hit;
+ * doc/mem-levels.rst. */
+enum dp_mem_level dp_spe_record_level(const struct dp_spe_record *rec, uint32_t midr);
 
 /* Turns a record into @out.  vaddr from the data VA (canonical), paddr from
  * the PA (DP_SAMPLE_PHYS_VALID), LOAD/STORE from OP-TYPE, latency from the
- * total COUNTER (DP_SAMPLE_LATENCY_VALID when not 0), level from DATA-SOURCE (Neoverse
- * codes), time from TS through @ctx->clock, tid from CONTEXT (its pid then
+ * total COUNTER (DP_SAMPLE_LATENCY_VALID when not 0), data_src and level from
+ * dp_spe_record_data_src() and dp_spe_record_level() with @ctx->midr, time from TS through @ctx->clock, tid from CONTEXT (its pid then
  * comes from @ctx when the current task matches, else from @ctx->tasks or
  * @ctx->threads, else it is the tid), else pid/tid from @ctx->tasks at the converted time, else
  * from @ctx (0 when nobody knows: the caller files those as unattributed).  Returns 0; -ENODATA for a record of a branch or other

@@ -60,12 +60,13 @@
  *   7   other (I/O)                        io
  *   other (reserved)                       unknown
  *
- * ARM SPE data source, Neoverse encoding (as tools/perf arm-spe.c reads it):
+ * ARM SPE data source, Neoverse encoding, for a load on a core perf lists
+ * (decode-spe-source.c decides when, and reads the events elsewhere):
  *
  *   0x0 L1D -> l1; 0x8 L2 -> l2; 0x9 peer core -> l2 (a sibling core's
  *   private cache at the same level); 0xa local cluster -> l3; 0xb system
  *   cache -> l3; 0xc peer cluster -> remote-cache; 0xd remote (other
- *   socket, perf reports a remote cache) -> remote-cache; 0xe DRAM ->
+ *   socket; perf 6.1 says NA and remote) -> remote-cache; 0xe DRAM ->
  *   local-dram; anything else -> unknown.
  */
 #include <errno.h>

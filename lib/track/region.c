@@ -99,8 +99,69 @@ static void set_reindex(struct dp_region_set *s) {
         s->last_hit = 0;
 }
 
-/* floor(total * (x - r->start) / size(r)): differences of these split
- * @total exactly over any partition of @r. */
+static bool cut_valid(const struct dp_region *r, unsigned k) {
+        return r->cut[k] > r->start && r->cut[k] < r->end;
+}
+
+/* A page-aligned point between 10% and 90% of [start, end), as DAMON splits:
+ * random, or without @rng the middle of that span.  0 when too small. */
+static uint64_t pick_cut(uint64_t start, uint64_t end, struct dp_prng *rng) {
+        uint64_t pages = (end - start) >> PAGE_SHIFT, lo, hi;
+
+        if (pages < 2)
+                return 0;
+        lo = DP_MAX((pages + 9) / 10, (uint64_t) 1);
+        hi = DP_MIN(pages * 9 / 10, pages - 1);
+        if (lo > hi)
+                return 0;
+        return start + ((rng ? dp_prng_between(rng, lo, hi) : lo + (hi - lo) / 2) << PAGE_SHIFT);
+}
+
+/* Where @r will be split when the aggregation now opening closes: cut[0],
+ * and cut[1] inside [start, cut[0]) for a three-way split.  Only for a
+ * region with no sample counted yet in this aggregation. */
+static void choose_cuts(struct dp_region *r, struct dp_prng *rng) {
+        uint64_t at = pick_cut(r->start, r->end, rng), at2 = at ? pick_cut(r->start, at, rng) : 0;
+
+        r->cut[0] = at ?: r->start;
+        r->cut[1] = at2 ?: r->start;
+        r->below[0] = r->below[1] = 0;
+}
+
+/* The bounds and cuts of @r, ascending, with the samples of the current
+ * aggregation below each.  Returns how many (2 to 4). */
+static size_t known_points(const struct dp_region *r, uint64_t *pos, uint64_t *below) {
+        size_t n = 0;
+
+        pos[n] = r->start, below[n++] = 0;
+        if (cut_valid(r, 1))
+                pos[n] = r->cut[1], below[n++] = r->below[1];
+        if (cut_valid(r, 0))
+                pos[n] = r->cut[0], below[n++] = r->below[0];
+        pos[n] = r->end, below[n++] = r->nr_samples;
+        return n;
+}
+
+/* The samples of the current aggregation below @x in @r, when they are
+ * known: at a bound or a cut, or inside a stretch between two that got none. */
+static bool samples_below(const struct dp_region *r, uint64_t x, uint64_t *ret) {
+        uint64_t pos[4], below[4];
+        size_t n = known_points(r, pos, below);
+
+        if ((r->unknown & DP_REGION_SAMPLES_UNKNOWN) || r->nr_samples > UINT32_MAX)
+                return false;
+        for (size_t i = 0; i + 1 < n; i++)
+                if (pos[i] <= x && x <= pos[i + 1]) {
+                        if (x != pos[i] && x != pos[i + 1] && below[i] != below[i + 1])
+                                return false;
+                        *ret = x == pos[i + 1] ? below[i + 1] : below[i];
+                        return true;
+                }
+        return false;
+}
+
+/* floor(total * (x - r->start) / size(r)): an estimate, for counts marked
+ * unknown, which only decisions (never a display) may use. */
 static uint64_t prefix_share(uint64_t total, const struct dp_region *r, uint64_t x) {
         uint64_t part = (x - r->start) >> PAGE_SHIFT;
 
@@ -110,21 +171,90 @@ static uint64_t prefix_share(uint64_t total, const struct dp_region *r, uint64_t
         return (uint64_t) ((u128) total * part / region_pages(r));
 }
 
-/* The piece [start, end) of @from, with its history: intensive values copied,
- * sample counts apportioned by size. */
+/* The piece [start, end) of @from in the middle of an aggregation, with its
+ * history: intensive values copied; the sample count exact where the cuts
+ * tell it, else an estimate marked unknown, as the last aggregation's is
+ * unless nothing was sampled. */
 static struct dp_region cut_piece(const struct dp_region *from, uint64_t start, uint64_t end) {
         struct dp_region piece = *from;
+        uint64_t a, b;
 
         piece.start = start;
         piece.end = end;
-        piece.nr_samples = prefix_share(from->nr_samples, from, end) - prefix_share(from->nr_samples, from, start);
+        if (start == from->start && end == from->end)
+                return piece;
+        if (samples_below(from, start, &a) && samples_below(from, end, &b)) {
+                piece.nr_samples = b - a;
+                for (unsigned k = 0; k < 2; k++)
+                        if (cut_valid(from, k) && from->cut[k] > start && from->cut[k] < end)
+                                piece.below[k] = (uint32_t) (from->below[k] - a);
+                        else
+                                piece.cut[k] = start, piece.below[k] = 0;
+        } else {
+                piece.unknown |= DP_REGION_SAMPLES_UNKNOWN;
+                piece.nr_samples = prefix_share(from->nr_samples, from, end) -
+                                   prefix_share(from->nr_samples, from, start);
+                piece.cut[0] = piece.cut[1] = start;
+                piece.below[0] = piece.below[1] = 0;
+        }
+        if (from->last_nr_samples)
+                piece.unknown |= DP_REGION_LAST_SAMPLES_UNKNOWN;
         piece.last_nr_samples = prefix_share(from->last_nr_samples, from, end) -
                                 prefix_share(from->last_nr_samples, from, start);
         return piece;
 }
 
+/* The cut of [start, end) among @n candidates nearest the middle of the span
+ * a split may cut in (10% to 90%); -1 when none is in it. */
+static int nearest_cut(const uint64_t *pos, size_t n, uint64_t start, uint64_t end) {
+        uint64_t pages = (end - start) >> PAGE_SHIFT, lo, hi, mid, best_d = UINT64_MAX;
+        int best = -1;
+
+        if (pages < 2)
+                return -1;
+        lo = start + (DP_MAX((pages + 9) / 10, (uint64_t) 1) << PAGE_SHIFT);
+        hi = start + (DP_MIN(pages * 9 / 10, pages - 1) << PAGE_SHIFT);
+        mid = lo + (hi - lo) / 2;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t d = pos[i] > mid ? pos[i] - mid : mid - pos[i];
+
+                if (pos[i] >= lo && pos[i] <= hi && d < best_d)
+                        best = (int) i, best_d = d;
+        }
+        return best;
+}
+
+/* The cuts of @left and @right merged into @left (its end not yet moved):
+ * the ones nearest the middle of the merged region, and of its left part;
+ * never the seam, where the split would just undo the merge. */
+static void merge_cuts(struct dp_region *left, const struct dp_region *right) {
+        uint64_t pos[4], below[4], lp[4], lb[4], rp[4], rb[4];
+        size_t n = 0, nl = known_points(left, lp, lb), nr = known_points(right, rp, rb);
+        int first, second;
+
+        for (size_t i = 1; i + 1 < nl; i++)
+                pos[n] = lp[i], below[n++] = lb[i];
+        for (size_t i = 1; i + 1 < nr; i++)
+                pos[n] = rp[i], below[n++] = left->nr_samples + rb[i];
+        left->cut[0] = left->cut[1] = left->start;
+        left->below[0] = left->below[1] = 0;
+        if (((left->unknown | right->unknown) & DP_REGION_SAMPLES_UNKNOWN) ||
+            left->nr_samples + right->nr_samples > UINT32_MAX)
+                return;
+        first = nearest_cut(pos, n, left->start, right->end);
+        if (first < 0)
+                return;
+        left->cut[0] = pos[first], left->below[0] = (uint32_t) below[first];
+        second = nearest_cut(pos, (size_t) first, left->start, pos[first]);
+        if (second >= 0)
+                left->cut[1] = pos[second], left->below[1] = (uint32_t) below[second];
+}
+
 static void merge_into(struct dp_region *left, const struct dp_region *right) {
         uint64_t pl = region_pages(left), pr = region_pages(right);
+
+        merge_cuts(left, right);
+        left->unknown |= right->unknown;
 
         left->nr_accesses = weighted_average(left->nr_accesses, pl, right->nr_accesses, pr);
         left->last_nr_accesses = weighted_average(left->last_nr_accesses, pl, right->last_nr_accesses, pr);
@@ -242,9 +372,40 @@ static void merge_regions(struct dp_region_set *s, const struct dp_region_limits
 }
 
 /*
+ * The cuts of @cur, the region of an aggregation that just closed, for a
+ * split into @subs pieces, ascending, with the samples below each.  With
+ * samples, only where the region counted them, so that every piece's count
+ * is of samples that fell in it (none: it stays whole this time); without
+ * (or when its count is unknown anyway), at random points as DAMON splits.
+ */
+static size_t split_cuts(const struct dp_region *cur, size_t subs, struct dp_prng *rng, uint64_t *pos,
+                         uint64_t *below) {
+        uint64_t at, at2;
+        size_t n = 0;
+
+        if (cur->last_nr_samples == 0 || (cur->unknown & DP_REGION_LAST_SAMPLES_UNKNOWN)) {
+                at = pick_cut(cur->start, cur->end, rng);
+                at2 = at && subs == 3 ? pick_cut(cur->start, at, rng) : 0;
+                if (at2)
+                        pos[n] = at2, below[n++] = 0;
+                if (at)
+                        pos[n] = at, below[n++] = 0;
+                return n;
+        }
+        if (subs == 3 && cut_valid(cur, 1))
+                pos[n] = cur->cut[1], below[n++] = cur->below[1];
+        if (cut_valid(cur, 0))
+                pos[n] = cur->cut[0], below[n++] = cur->below[0];
+        else if (n == 0 && cut_valid(cur, 1))
+                pos[n] = cur->cut[1], below[n++] = cur->below[1];
+        return n;
+}
+
+/*
  * Splits every region in two (three when the last split was merged right
- * back, as DAMON does, since the middle may differ) at random page-aligned
- * points between 10% and 90%, if there are at most max/2 regions.
+ * back, as DAMON does, since the middle may differ) at page-aligned points
+ * between 10% and 90%, if there are at most max/2 regions.  Runs after the
+ * counts rolled over: each piece's last_nr_samples comes from the cuts.
  */
 static int split_regions(struct dp_region_set *s, const struct dp_region_limits *l, struct dp_prng *rng) {
         size_t nr = s->nr, subs, need, w;
@@ -262,23 +423,21 @@ static int split_regions(struct dp_region_set *s, const struct dp_region_limits 
         w = need;
         for (size_t i = nr; i-- > 0;) {
                 struct dp_region cur = s->regions[i];
+                uint64_t pos[2], below[2], end = cur.end, above = cur.last_nr_samples;
+                size_t n = split_cuts(&cur, subs, rng, pos, below);
 
-                for (size_t j = 0; j + 1 < subs; j++) {
-                        uint64_t pages = region_pages(&cur), lo, hi, at;
+                for (size_t j = n; j-- > 0;) {
+                        struct dp_region piece = cur;
 
-                        if (pages < 2)
-                                break;
-                        lo = DP_MAX((pages + 9) / 10, (uint64_t) 1);
-                        hi = DP_MIN(pages * 9 / 10, pages - 1);
-                        if (lo > hi)
-                                break;
-                        at = cur.start + (dp_prng_between(rng, lo, hi) << PAGE_SHIFT);
-
-                        struct dp_region left = cut_piece(&cur, cur.start, at);
-
-                        s->regions[--w] = cut_piece(&cur, at, cur.end);
-                        cur = left;
+                        piece.start = pos[j];
+                        piece.end = end;
+                        piece.last_nr_samples = above - below[j];
+                        s->regions[--w] = piece;
+                        end = pos[j];
+                        above = below[j];
                 }
+                cur.end = end;
+                cur.last_nr_samples = above;
                 s->regions[--w] = cur;
         }
         memmove(s->regions, s->regions + w, (need - w) * sizeof(*s->regions));
@@ -323,11 +482,29 @@ int dp_region_set_aggregate(struct dp_region_set *s, const struct dp_region_limi
                 reg->next_access_mask = 0;
                 reg->last_nr_samples = reg->nr_samples;
                 reg->nr_samples = 0;
+                /* Past 32 bits the counts below the cuts wrapped. */
+                reg->unknown = (reg->unknown & DP_REGION_SAMPLES_UNKNOWN) || reg->last_nr_samples > UINT32_MAX
+                                       ? DP_REGION_LAST_SAMPLES_UNKNOWN : 0;
         }
 
         r = split_regions(s, l, rng);
+        for (size_t i = 0; i < s->nr; i++)
+                choose_cuts(&s->regions[i], rng);
         set_reindex(s);
         return r;
+}
+
+/* Cuts for the regions that have none and nothing counted yet (new ones,
+ * or pieces of a re-bounding): any cut then knows its counts.  Without an
+ * rng here, the middle; the next aggregation draws at random again. */
+static void add_missing_cuts(struct dp_region_set *s) {
+        for (size_t i = 0; i < s->nr; i++) {
+                struct dp_region *reg = &s->regions[i];
+
+                if (!cut_valid(reg, 0) && !cut_valid(reg, 1) && reg->nr_samples == 0 &&
+                    !(reg->unknown & DP_REGION_SAMPLES_UNKNOWN))
+                        choose_cuts(reg, NULL);
+        }
 }
 
 int dp_region_set_init(struct dp_region_set *s, const struct dp_range *ranges, size_t n,
@@ -356,6 +533,7 @@ int dp_region_set_init(struct dp_region_set *s, const struct dp_range *ranges, s
         r = ensure_min(s, l);
         if (r < 0)
                 goto fail;
+        add_missing_cuts(s);
         set_reindex(s);
         return 0;
 
@@ -437,6 +615,7 @@ int dp_region_set_update_ranges(struct dp_region_set *s, const struct dp_range *
         r = ensure_min(&next, l);
         if (r < 0)
                 goto fail;
+        add_missing_cuts(&next);
         set_reindex(&next);
         next.nr_at_last_split = s->nr_at_last_split;
 

@@ -16,8 +16,14 @@
  * ("epochs") of the current aggregation in which the region got at least
  * one sample, so it ranges over 0..aggr/sample.  Raw sample counts are kept
  * beside it.  Intensive values (nr_accesses, age) are copied when a region
- * is cut and size-weighted when merged; sample counts are apportioned by
- * size when cut and summed when merged, so their total is preserved.
+ * is cut and size-weighted when merged.  Sample counts are counts of the
+ * samples that fell in the region, never shares: a region chooses when its
+ * aggregation opens where it will be split (cut[]) and counts the samples
+ * below each cut, so a split there knows each piece's count (a region with
+ * samples is split nowhere else), and merges sum.  Where a cut elsewhere
+ * cannot know (re-bounding clips a region that had samples), the count is
+ * marked unknown (enum dp_region_unknown) and must not be shown; it is then
+ * kept as an estimate by size, for decisions only.
  */
 
 #include <stdbool.h>
@@ -27,20 +33,44 @@
 #include "macro.h"
 #include "range.h"
 
+/* The first 64 bytes are what matching a sample touches; the rest is read
+ * at aggregations and snapshots. */
 struct dp_region {
-        uint64_t start;
         uint64_t end;                   /* exclusive */
         /* Private: one bit per sampling interval of the current (and the next)
          * aggregation that has already been counted in nr_accesses. */
         uint64_t access_mask;
         uint64_t next_access_mask;
         uint64_t nr_samples;            /* samples in the current aggregation */
-        uint64_t last_nr_samples;       /* samples in the last completed aggregation */
+        /* Where the split at the end of this aggregation will cut (cut[0]
+         * for two pieces, cut[1] < cut[0] too for three), and the samples of
+         * this aggregation below each (while nr_samples fits 32 bits; beyond,
+         * the count is marked unknown); a cut outside (start, end) is none. */
+        uint64_t cut[2];
+        uint32_t below[2];
         uint32_t nr_accesses;           /* sampling intervals with >= 1 sample, current aggregation */
+        uint32_t next_nr_accesses;      /* counted early for the next aggregation (samples ahead of the tick) */
+
+        uint64_t start;
+        uint64_t last_nr_samples;       /* samples in the last completed aggregation */
         uint32_t last_nr_accesses;      /* ... last completed aggregation: the access rate */
         uint32_t age;                   /* aggregations since the rate last changed materially */
-        uint32_t next_nr_accesses;      /* counted early for the next aggregation (samples ahead of the tick) */
+        uint32_t unknown;               /* enum dp_region_unknown: counts no sample count can be given for */
 };
+
+_Static_assert(offsetof(struct dp_region, start) == 64, "what matching touches fills one cache line");
+
+enum dp_region_unknown {
+        DP_REGION_SAMPLES_UNKNOWN = 1u << 0,            /* nr_samples is not the count of this region */
+        DP_REGION_LAST_SAMPLES_UNKNOWN = 1u << 1,       /* last_nr_samples is not */
+};
+
+/* Hot path: one sample at @addr, inside @r. */
+static inline void dp_region_count_sample(struct dp_region *r, uint64_t addr) {
+        r->nr_samples++;
+        r->below[0] += addr < r->cut[0];
+        r->below[1] += addr < r->cut[1];
+}
 
 /* A region counts at most one access per sampling interval, in a 64-bit mask. */
 #define DP_MAX_NR_ACCESSES 64

@@ -433,7 +433,7 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
                 goto missed;
         }
 
-        region->nr_samples++;
+        dp_region_count_sample(region, addr);
         target->sampled_aggr = t->nr_aggregations;
         return count_access(t, region, s->time);
 
@@ -678,6 +678,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                                 .last_nr_accesses = reg->last_nr_accesses,
                                 .nr_accesses = reg->nr_accesses,
                                 .age = dp_region_age_add(reg->age, missed),
+                                .unknown = reg->unknown,
                         };
                 }
         }

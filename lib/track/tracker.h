@@ -151,6 +151,7 @@ struct dp_snapshot_region {
         uint32_t last_nr_accesses;
         uint32_t nr_accesses;           /* so far in the current aggregation */
         uint32_t age;
+        uint32_t unknown;               /* enum dp_region_unknown: counts that must not be shown */
 };
 
 struct dp_snapshot_target {
