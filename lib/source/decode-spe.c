@@ -650,27 +650,72 @@ int dp_spe_clock_from_mmap_page(const struct perf_event_mmap_page *meta, struct 
         return 0;
 }
 
-/* A union perf_mem_data_src for the sample: the operation and, from the
- * level, the cache level number, as perf mem would show them. */
-static uint64_t synth_data_src(uint16_t flags, enum dp_mem_level level) {
+/* mem_lvl, mem_lvl_num and the snoop fields of a load served by Neoverse
+ * DATA-SOURCE @code, as perf writes them (tools/perf/util/arm-spe.c,
+ * arm_spe__synth_data_source_common()); reserved codes leave them 0. */
+static void neoverse_level_bits(uint16_t code, struct dp_mem_data_src *s) {
+        switch (code) {
+        case DP_SPE_DS_L1D:
+                s->lvl = PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT;
+                s->lvl_num = PERF_MEM_LVLNUM_L1;
+                s->snoop = PERF_MEM_SNOOP_NONE;
+                break;
+        case DP_SPE_DS_L2:
+        case DP_SPE_DS_PEER_CORE:
+                s->lvl = PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT;
+                s->lvl_num = PERF_MEM_LVLNUM_L2;
+                if (code == DP_SPE_DS_L2)
+                        s->snoop = PERF_MEM_SNOOP_NONE;
+                else
+                        s->snoopx = PERF_MEM_SNOOPX_PEER;
+                break;
+        case DP_SPE_DS_LOCAL_CLUSTER:
+        case DP_SPE_DS_PEER_CLUSTER:
+        case DP_SPE_DS_SYS_CACHE:
+                s->lvl = PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT;
+                s->lvl_num = PERF_MEM_LVLNUM_L3;
+                /* A cache-to-cache transfer, or the system cache. */
+                if (code == DP_SPE_DS_SYS_CACHE)
+                        s->snoop = PERF_MEM_SNOOP_HIT;
+                else
+                        s->snoopx = PERF_MEM_SNOOPX_PEER;
+                break;
+        case DP_SPE_DS_REMOTE:
+                s->lvl = PERF_MEM_LVL_NA;
+                s->lvl_num = PERF_MEM_LVLNUM_NA;
+                s->remote = 1;
+                s->snoopx = PERF_MEM_SNOOPX_PEER;
+                break;
+        case DP_SPE_DS_DRAM:
+                s->lvl = PERF_MEM_LVL_LOC_RAM | PERF_MEM_LVL_HIT;
+                s->lvl_num = PERF_MEM_LVLNUM_RAM;
+                s->snoop = PERF_MEM_SNOOP_NONE;
+                break;
+        default:
+                break;
+        }
+}
+
+/* The union perf_mem_data_src perf synthesizes for an SPE load or store
+ * (arm_spe__synth_data_source()): the operation, the level the Neoverse
+ * DATA-SOURCE names for a load (stores and records without the packet: NA),
+ * the TLB from EVENTS (the walker; a walk is a miss); lock and block 0. */
+static uint64_t synth_data_src(const struct dp_spe_record *rec, uint16_t flags) {
         struct dp_mem_data_src s = {
                 .op = (flags & DP_SAMPLE_STORE) ? PERF_MEM_OP_STORE : PERF_MEM_OP_LOAD,
                 .lvl = PERF_MEM_LVL_NA,
-                .snoop = PERF_MEM_SNOOP_NA,
-                .lock = PERF_MEM_LOCK_NA,
-                .dtlb = PERF_MEM_TLB_NA,
                 .lvl_num = PERF_MEM_LVLNUM_NA,
+                .snoop = PERF_MEM_SNOOP_NA,
         };
 
-        switch (level) {
-        case DP_MEM_L1: s.lvl_num = PERF_MEM_LVLNUM_L1; break;
-        case DP_MEM_L2: s.lvl_num = PERF_MEM_LVLNUM_L2; break;
-        case DP_MEM_L3: s.lvl_num = PERF_MEM_LVLNUM_L3; break;
-        case DP_MEM_LOCAL_DRAM: s.lvl_num = PERF_MEM_LVLNUM_RAM; break;
-        case DP_MEM_REMOTE_CACHE: s.lvl_num = PERF_MEM_LVLNUM_ANY_CACHE; s.remote = 1; break;
-        case DP_MEM_REMOTE_DRAM: s.lvl_num = PERF_MEM_LVLNUM_RAM; s.remote = 1; break;
-        default: break;
+        if (!(flags & DP_SAMPLE_STORE) && (rec->have & DP_SPE_HAVE_DATA_SOURCE)) {
+                s.lvl = 0;
+                s.lvl_num = 0;
+                s.snoop = 0;
+                neoverse_level_bits(rec->data_source, &s);
         }
+        if (rec->events & (DP_SPE_EV_TLB_ACCESS | DP_SPE_EV_TLB_WALK))
+                s.dtlb = PERF_MEM_TLB_WK | ((rec->events & DP_SPE_EV_TLB_WALK) ? PERF_MEM_TLB_MISS : PERF_MEM_TLB_HIT);
         return dp_mem_data_src_pack(&s);
 }
 
@@ -698,13 +743,14 @@ int dp_spe_record_to_sample(const struct dp_spe_record *rec, const struct dp_spe
         /* As for the other sources: a latency of 0 cycles is no measurement. */
         if ((rec->have & DP_SPE_HAVE_LAT_TOTAL) && rec->lat_total)
                 flags |= DP_SAMPLE_LATENCY_VALID;
-        if (rec->have & DP_SPE_HAVE_DATA_SOURCE)
+        /* Neoverse reports no level for stores (perf reads none either). */
+        if ((rec->have & DP_SPE_HAVE_DATA_SOURCE) && !(flags & DP_SAMPLE_STORE))
                 level = dp_mem_level_from_spe(rec->data_source);
 
         *out = (struct dp_sample) {
                 .vaddr = dp_spe_va_canonical(rec->va_payload),
                 .paddr = (rec->have & DP_SPE_HAVE_DATA_PA) ? rec->pa : 0,
-                .data_src = (flags & DP_SAMPLE_DATA_SRC_VALID) ? synth_data_src(flags, level) : 0,
+                .data_src = (flags & DP_SAMPLE_DATA_SRC_VALID) ? synth_data_src(rec, flags) : 0,
                 .latency = (rec->have & DP_SPE_HAVE_LAT_TOTAL) ? rec->lat_total : 0,
                 .cpu = ctx->cpu,
                 .flags = flags,
