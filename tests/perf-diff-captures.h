@@ -201,6 +201,8 @@ static inline void diff_pebs_sample(struct pdw *w, uint64_t sample_type, const s
 struct diff_spe_rec {
         bool store;
         bool branch;                    /* a branch record: no data address, no sample */
+        bool other;                     /* an "other" operation (OP-TYPE class 0): no sample either */
+        bool more_packets;              /* also a previous-branch ADDRESS and a translation COUNTER */
         uint64_t pc;                    /* PC payload: address, EL 62:61, NS 63 */
         uint64_t va, pa;                /* payloads; pa 0: no PA packet */
         uint32_t events;
@@ -238,6 +240,9 @@ static inline void diff_spe_record(struct pdw_bytes *b, uint64_t base, const str
                 pdw_u8(b, 0x4a);                        /* OP-TYPE branch, conditional */
                 pdw_u8(b, 0x01);
                 diff_spe_addr(b, 1, 0x0000000000403000ull);
+        } else if (r->other) {
+                pdw_u8(b, 0x48);                        /* OP-TYPE other, not conditional */
+                pdw_u8(b, 0x00);
         } else {
                 pdw_u8(b, 0x49);                        /* OP-TYPE LD/ST, GP register */
                 pdw_u8(b, r->store ? 0x01 : 0x00);
@@ -260,7 +265,12 @@ static inline void diff_spe_record(struct pdw_bytes *b, uint64_t base, const str
                 pdw_u8(b, 0x99);
                 pdw_le(b, r->issue, 2);
         }
-        if (!r->branch) {
+        if (r->more_packets) {
+                pdw_u8(b, 0x9a);                        /* COUNTER translation latency */
+                pdw_le(b, 5, 2);
+                diff_spe_addr(b, 4, 0x8000000000400ff0ull);     /* previous branch target */
+        }
+        if (!r->branch && !r->other) {
                 diff_spe_addr(b, 2, r->va);
                 if (r->pa)
                         diff_spe_addr(b, 3, r->pa);

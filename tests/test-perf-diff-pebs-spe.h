@@ -232,7 +232,7 @@ static void spe_compare(const char *name, const char *path, uint64_t midr, const
                 const struct diff_perf_row *p = &rows[k];
                 const json_t *o;
 
-                if (recs[i].branch)
+                if (recs[i].branch || recs[i].other)
                         continue;
                 ck_assert_uint_lt(k, m);
                 o = json_array_get(ours, k);
@@ -317,12 +317,13 @@ static size_t spe_enumerate(struct diff_spe_rec *r, size_t max) {
                                         .latency = (uint16_t) (n % 7 ? 10 + n : 0), .issue = (uint16_t) (n % 4),
                                         .ts = n % 9 == 4 ? 0 : 1000 + 100 * n, .extended_counter = n % 6 == 1,
                                         .align_pad = n % 11 == 3 ? 2u << (n % 4) : 0,
+                                        .more_packets = n % 8 == 5,
                                 };
                                 n++;
                                 if (n % 10 == 0)
-                                        r[n++] = (struct diff_spe_rec) { .branch = true, .pc = SPE_PC_USER,
-                                                                         .events = 0x82, .context = -1,
-                                                                         .ts = 1000 + 100 * n };
+                                        r[n++] = (struct diff_spe_rec) { .branch = n % 20 == 0, .other = n % 20 != 0,
+                                                                         .pc = SPE_PC_USER, .events = 0x82,
+                                                                         .context = -1, .ts = 1000 + 100 * n };
                         }
         /* Addresses: a tagged user VA, a kernel VA (bits 55:52 all set), VA 0. */
         r[1].va |= 0x5a00000000000000ull;
@@ -405,6 +406,8 @@ START_TEST(test_spe_random) {
                 recs[i] = (struct diff_spe_rec) {
                         .store = r & 1,
                         .branch = (r >> 1) % 8 == 0,
+                        .other = (r >> 1) % 8 == 1,
+                        .more_packets = (r >> 30) % 4 == 0,
                         .pc = SPE_PC_USER,
                         /* user, tagged user, kernel */
                         .va = (r >> 4) % 3 == 0 ? va >> 16 : (r >> 4) % 3 == 1 ? (va >> 16) | (va & 0xff) << 56
