@@ -81,6 +81,11 @@ struct diff_ibs_op {
         uint64_t addr, phys_addr, data_src, weight;
 };
 
+/* Zen 4 and later: family 0x19 models 0x10-0x1f and 0x60 on, and after. */
+static inline bool diff_ibs_is_zen4(unsigned family, unsigned model) {
+        return family > 0x19 || (family == 0x19 && model >= 0x10 && !(model >= 0x20 && model < 0x60));
+}
+
 /* An ibs_op capture of @sample_type on a @family/@model machine. */
 static inline void diff_ibs_begin(struct pdw *w, unsigned family, unsigned model, uint64_t sample_type) {
         static const uint64_t ids[] = { 0x300 };
@@ -99,12 +104,8 @@ static inline void diff_ibs_begin(struct pdw *w, unsigned family, unsigned model
         snprintf(cpuid, sizeof(cpuid), "AuthenticAMD,%u,%u,1", family, model);
         pdw_cpuid(w, cpuid);
         /* Zen 4 and later: the kernel shows the caps bit in sysfs, perf record copies it. */
-        if (family >= 0x19 && (model >= 0x10 && !(model >= 0x20 && model < 0x60)))
+        if (diff_ibs_is_zen4(family, model))
                 diff_pmu_cap(w, "ibs_op", "zen4_ibs_extensions", "1");
-}
-
-static inline bool diff_ibs_is_zen4(unsigned family, unsigned model) {
-        return family > 0x19 || (family == 0x19 && model >= 0x10 && !(model >= 0x20 && model < 0x60));
 }
 
 static inline void diff_ibs_sample(struct pdw *w, uint64_t sample_type, const struct pdw_id *id,
