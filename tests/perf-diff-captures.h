@@ -69,7 +69,7 @@ static inline void diff_pmu_cap(struct pdw *w, const char *pmu, const char *cap,
 
 /* ---- AMD IBS op ---- */
 
-#define DIFF_IBS_CAPS (DP_IBS_CAPS_AVAIL | DP_IBS_CAPS_FETCHSAM | DP_IBS_CAPS_OPSAM)
+#define DIFF_IBS_CAPS 0x7u            /* IBS present, fetch and op sampling */
 #define DIFF_IBS_CAPS_BRNTRGT (1u << 5)
 #define DIFF_IBS_CAPS_OPDATA4 (1u << 10)
 #define DIFF_IBS_CAPS_ZEN4 (1u << 11)
