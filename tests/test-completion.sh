@@ -108,9 +108,10 @@ expect "damonctl stats --" --help --version --address --json --interval --count 
 expect "damonctl regions --t" --target --top
 expect "damonctl damon --t" --top
 expect "damonctl monitor --s" --samples
-expect "damonctl decode --format " spe ibs
+expect "damonctl decode --format " spe ibs perf.data
 expect "damonctl decode --format=s" spe
-expect "damonctl decode --format=" spe ibs
+expect "damonctl decode --format=" spe ibs perf.data
+expect "damonctl decode --format=p" perf.data
 expect "damonctl stats --interval " ""
 expect "damonctl --address " unix:/run/damon-perfd/io.damon.perfd
 expect "damonctl --address=un" unix:/run/damon-perfd/io.damon.perfd

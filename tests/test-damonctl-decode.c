@@ -951,7 +951,7 @@ START_TEST(test_bad_input) {
         missing = path_in_dir("does-not-exist");
 
         expect_failure(decode(NULL, vectors, NULL), 2, "decode needs --format");
-        expect_failure(decode(NULL, "--format=arm", vectors, NULL), 2, "--format: expected spe or ibs, got 'arm'");
+        expect_failure(decode(NULL, "--format=arm", vectors, NULL), 2, "--format: expected spe, ibs or perf.data, got 'arm'");
         expect_failure(decode(NULL, "--format=spe", "--cpu=0x19:1", vectors, NULL), 2,
                        "--cpu=FAMILY:MODEL is for --format=ibs");
         expect_failure(decode(NULL, "--format=ibs", "--cpu=0x19", vectors, NULL), 2, "--cpu=MIDR is for --format=spe");

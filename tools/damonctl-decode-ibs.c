@@ -122,7 +122,7 @@ static const struct {
         FIELD(br_target, FIELD_U64), FIELD(op_data4, FIELD_U64),
 };
 
-static json_t *ibs_fields_json(const struct dp_ibs_op_fields *x) {
+json_t *decode_ibs_fields_json(const struct dp_ibs_op_fields *x) {
         const uint8_t *base = (const uint8_t *) x;
         json_t *o = json_object();
 
@@ -222,7 +222,7 @@ static void ibs_record(struct dump *d, size_t offset, size_t n, const struct dp_
                                          "offset", (json_int_t) offset,
                                          "size", (json_int_t) n,
                                          "registers", ibs_regs_json(regs),
-                                         "fields", ibs_fields_json(&fields),
+                                         "fields", decode_ibs_fields_json(&fields),
                                          "erratum_1293", erratum,
                                          "result", result,
                                          "sample", r == 0 ? decode_sample_json(&s, NULL) : NULL,

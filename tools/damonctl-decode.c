@@ -535,6 +535,8 @@ int ctl_decode(struct ctl *ctl) {
         };
         int k;
 
+        if (ctl->decode_format == CTL_DECODE_PERF_DATA)
+                return decode_perf_data(ctl->input_path, ctl->json);
         k = load_input(ctl, &d, &buf);
         if (k != CTL_EXIT_OK)
                 return k;

@@ -39,3 +39,8 @@ json_t *decode_sample_json(const struct dp_sample *s, const struct dp_spe_record
 
 /* IBS op RAW payloads one after another (damonctl-decode-ibs.c). */
 void decode_dump_ibs(struct dump *d);
+/* Every field of the op registers, by its name in struct dp_ibs_op_fields. */
+json_t *decode_ibs_fields_json(const struct dp_ibs_op_fields *x);
+
+/* A perf.data capture sample by sample (damonctl-decode-perf.c). */
+int decode_perf_data(const char *path, bool json);

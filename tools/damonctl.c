@@ -39,7 +39,8 @@ static void help(FILE *f) {
                 "                         then a verdict: FULLY INTEGRATED, PLUMBING-ONLY or UNUSABLE\n"
                 "  decode [FILE|-]        Dump raw ARM SPE AUX bytes or AMD IBS op RAW payloads (binary\n"
                 "                         or hex text) record by record, like perf report -D, with the\n"
-                "                         sample the daemon makes of each; no daemon needed\n\n"
+                "                         sample the daemon makes of each, or a perf.data capture sample\n"
+                "                         by sample as the daemon's replay decodes it; no daemon needed\n\n"
                 "Options:\n"
                 "  -h --help              Show this help\n"
                 "     --version           Show the version\n"
@@ -80,8 +81,12 @@ static void help(FILE *f) {
                 "     --workload=PATH     damon-perfd-workload (default: beside damonctl, else $PATH,\n"
                 "                         else a child of damonctl)\n"
                 "decode:\n"
-                "     --format=spe|ibs    What the input holds: ARM SPE profiling-buffer bytes, or AMD\n"
-                "                         IBS op PERF_SAMPLE_RAW payloads one after another (required)\n"
+                "     --format=spe|ibs|perf.data\n"
+                "                         What the input holds: ARM SPE profiling-buffer bytes, AMD IBS\n"
+                "                         op PERF_SAMPLE_RAW payloads one after another, or a perf record\n"
+                "                         capture (a line per sample: pid/tid, CPU, time, address,\n"
+                "                         physical address, weight, level, load/store, the layer-4\n"
+                "                         counter, data_src as perf script prints it) (required)\n"
                 "     --cpu=FAMILY:MODEL  The IBS samples' CPU, hex or decimal (e.g. 0x19:0x01), so that\n"
                 "                         its errata apply (erratum 1293); default: none applied\n"
                 "     --cpu=MIDR          The SPE samples' CPU, its MIDR_EL1 in hex (e.g. 0x410fd0c0), so\n"
@@ -353,8 +358,10 @@ static int parse_name_option(int opt, const char *arg, struct ctl *ctl) {
                         ctl->decode_format = CTL_DECODE_SPE;
                 else if (strcmp(arg, "ibs") == 0)
                         ctl->decode_format = CTL_DECODE_IBS;
+                else if (strcmp(arg, "perf.data") == 0)
+                        ctl->decode_format = CTL_DECODE_PERF_DATA;
                 else
-                        return usage_error("--format: expected spe or ibs, got '%s'", arg);
+                        return usage_error("--format: expected spe, ibs or perf.data, got '%s'", arg);
                 return CTL_EXIT_OK;
         default:        /* every option is handled above; getopt's '?' in parse_options() */
                 return usage_error("unknown option '--%s'", option_name(opt));
@@ -480,11 +487,17 @@ static int check_combinations(const struct ctl *ctl, size_t command) {
 /* decode: what it reads, and as what (no daemon to talk to); GO_ON or an exit code. */
 static int check_decode(const struct ctl *ctl) {
         if (ctl->decode_format == CTL_DECODE_NONE)
-                return usage_error("decode needs --format=spe or --format=ibs");
+                return usage_error("decode needs --format=spe, --format=ibs or --format=perf.data");
+        if ((ctl->cpu_set || ctl->midr_set) && ctl->decode_format == CTL_DECODE_PERF_DATA)
+                return usage_error("--cpu is for --format=ibs or spe: a perf.data capture names its CPU itself");
         if (ctl->cpu_set && ctl->decode_format != CTL_DECODE_IBS)
                 return usage_error("--cpu=FAMILY:MODEL is for --format=ibs; SPE takes --cpu=MIDR");
         if (ctl->midr_set && ctl->decode_format != CTL_DECODE_SPE)
                 return usage_error("--cpu=MIDR is for --format=spe; IBS takes --cpu=FAMILY:MODEL");
+        /* A capture is read by its header's offsets: a file, not a pipe. */
+        if (ctl->decode_format == CTL_DECODE_PERF_DATA && (!ctl->input_path || strcmp(ctl->input_path, "-") == 0))
+                return usage_error("decode --format=perf.data: give the capture's FILE (standard input is not "
+                                   "read)");
         /* Nobody types AUX bytes into a terminal by accident: "-" says so. */
         if (!ctl->input_path && isatty(STDIN_FILENO))
                 return usage_error("decode: no input: give FILE, or - for standard input");

@@ -32,6 +32,7 @@ enum ctl_decode_format {
         CTL_DECODE_NONE,
         CTL_DECODE_SPE,                 /* ARM SPE profiling-buffer (AUX) bytes */
         CTL_DECODE_IBS,                 /* AMD IBS op PERF_SAMPLE_RAW payloads */
+        CTL_DECODE_PERF_DATA,           /* a perf record capture, sample by sample */
 };
 
 struct ctl {

@@ -19,6 +19,8 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
         r->cpu = cpu;
         r->want_phys = want_phys;
         r->context = NULL;
+        r->observe = NULL;
+        r->observe_data = NULL;
         memset(&r->counters, 0, sizeof(r->counters));
         memset(&r->aux, 0, sizeof(r->aux));
         return 0;
@@ -26,6 +28,16 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
 
 void dp_ring_reader_set_context(struct dp_ring_reader *r, const struct dp_source_context *context) {
         r->context = context;
+}
+
+void dp_ring_reader_set_observer(struct dp_ring_reader *r, dp_sample_observer_fn fn, void *userdata) {
+        r->observe = fn;
+        r->observe_data = userdata;
+}
+
+static void observe(const struct dp_ring_reader *r, struct dp_sample_outcome o) {
+        o.source = r->source;
+        r->observe(&o, r->observe_data);
 }
 
 /* Every decoded sample ends here: its outcome is counted, and a valid one
@@ -45,6 +57,7 @@ static void file_outcome(struct dp_ring_reader *r, bool in_queue_slot, enum dp_c
 
 void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_sample *ps) {
         struct dp_sample overflow_slot, *slot;
+        enum dp_counter outcome;
 
         /* Decode straight into the queue slot; when the queue is full, into a
          * local one so the sample is still classified before it is dropped. */
@@ -52,15 +65,21 @@ void dp_ring_reader_take_sample(struct dp_ring_reader *r, const struct dp_perf_s
         slot->cpu = (ps->present & PERF_SAMPLE_CPU) ? (uint16_t) ps->cpu : r->cpu;
         if (r->source->decode(ps, r->context, slot) < 0) {
                 r->counters.v[DP_C_NULL]++;
+                if (dp_unlikely(r->observe))
+                        observe(r, (struct dp_sample_outcome) { .parsed = ps, .outcome = DP_C_NULL });
                 return;
         }
-        file_outcome(r, slot != &overflow_slot, dp_sample_classify(slot, r->want_phys));
+        outcome = dp_sample_classify(slot, r->want_phys);
+        if (dp_unlikely(r->observe))
+                observe(r, (struct dp_sample_outcome) { .parsed = ps, .sample = slot, .outcome = outcome });
+        file_outcome(r, slot != &overflow_slot, outcome);
 }
 
 static inline __attribute__((always_inline)) void take_record(struct dp_ring_reader *r,
                                                               const struct dp_perf_layout *layout,
                                                               const struct perf_event_header *h, bool in_place) {
         struct dp_sample overflow_slot, *slot;
+        enum dp_counter outcome;
 
         r->counters.v[DP_C_CALLBACK]++;
         slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
@@ -68,9 +87,15 @@ static inline __attribute__((always_inline)) void take_record(struct dp_ring_rea
         if ((in_place ? dp_source_decode_in_place(layout, h, slot)
                       : dp_source_decode_record(r->source, r->context, layout, h, slot)) < 0) {
                 r->counters.v[DP_C_NULL]++;
+                if (dp_unlikely(r->observe))
+                        observe(r, (struct dp_sample_outcome) { .record = h, .layout = layout, .outcome = DP_C_NULL });
                 return;
         }
-        file_outcome(r, slot != &overflow_slot, dp_sample_classify(slot, r->want_phys));
+        outcome = dp_sample_classify(slot, r->want_phys);
+        if (dp_unlikely(r->observe))
+                observe(r, (struct dp_sample_outcome) { .record = h, .layout = layout, .sample = slot,
+                                                        .outcome = outcome });
+        file_outcome(r, slot != &overflow_slot, outcome);
 }
 
 void dp_ring_reader_take_record(struct dp_ring_reader *r, const struct dp_perf_layout *layout,
@@ -117,7 +142,7 @@ void dp_ring_reader_take_records(struct dp_ring_reader *r, const struct dp_perf_
         const uint8_t *p = (const uint8_t *) first;
 
         /* One decision for the whole run: its records share layout and size. */
-        if (n > 0 && dp_source_reads_in_place(r->source, layout, first)) {
+        if (n > 0 && !r->observe && dp_source_reads_in_place(r->source, layout, first)) {
                 take_in_place(r, layout, p, n);
                 return;
         }
@@ -156,12 +181,17 @@ static void take_spe_record(struct dp_ring_reader *r, const struct dp_spe_record
         c[DP_C_CALLBACK]++;
         if (ret < 0) {
                 c[DP_C_NULL]++;
+                if (dp_unlikely(r->observe))
+                        observe(r, (struct dp_sample_outcome) { .spe = rec, .spe_context = ctx, .outcome = DP_C_NULL });
                 return;
         }
         outcome = dp_sample_classify(slot, r->want_phys);
         /* A user access of nobody we know cannot be filed under a target. */
         if (outcome == DP_C_VALID && slot->pid == 0)
                 outcome = DP_C_NULL;
+        if (dp_unlikely(r->observe))
+                observe(r, (struct dp_sample_outcome) { .spe = rec, .spe_context = ctx, .sample = slot,
+                                                        .outcome = outcome });
         file_outcome(r, slot != &overflow_slot, outcome);
 }
 
@@ -181,6 +211,8 @@ size_t dp_ring_reader_take_spe_bytes(struct dp_ring_reader *r, const struct dp_a
         /* The driver pads instead of splitting records, so a record cut off here
          * is damaged (a PARTIAL stretch): a sample that could not be decoded. */
         r->aux.counts.incomplete += it.incomplete_records;
+        if (dp_unlikely(r->observe) && it.incomplete_records)
+                observe(r, (struct dp_sample_outcome) { .spe_context = ctx, .outcome = DP_C_NULL });
         r->counters.v[DP_C_CALLBACK] += it.incomplete_records;
         r->counters.v[DP_C_NULL] += it.incomplete_records;
         return it.pos;

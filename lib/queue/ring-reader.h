@@ -49,6 +49,21 @@ struct dp_ring_reader_aux {
         struct dp_aux_counts counts;
 };
 
+/* What became of one sample record, for tools that show every one
+ * (damonctl decode --format=perf.data); never set in the daemon. */
+struct dp_sample_outcome {
+        const struct dp_source *source;           /* the decoder it went through */
+        const struct perf_event_header *record;   /* the PERF_RECORD_SAMPLE, or NULL (SPE, or parsed already) */
+        const struct dp_perf_layout *layout;      /* with @record */
+        const struct dp_perf_sample *parsed;      /* dp_ring_reader_take_sample()'s sample, or NULL */
+        const struct dp_spe_record *spe;          /* an SPE record, or NULL (also for one cut off) */
+        const struct dp_spe_context *spe_context; /* with @spe */
+        const struct dp_sample *sample;           /* what the decoder made of it; NULL when it failed */
+        enum dp_counter outcome;                  /* the layer-4 counter it went to (DP_C_VALID ... DP_C_INV_PHYS) */
+};
+
+typedef void (*dp_sample_observer_fn)(const struct dp_sample_outcome *o, void *userdata);
+
 struct dp_ring_reader {
         struct dp_perf_ring ring;
         struct dp_perf_layout layout;
@@ -61,6 +76,10 @@ struct dp_ring_reader {
         /* What the source's decode may need of the machine (IBS errata); NULL
          * after dp_ring_reader_init(), see dp_ring_reader_set_context(). */
         const struct dp_source_context *context;
+        /* Told of every sample record's outcome (dp_ring_reader_set_observer());
+         * NULL in the daemon, where it costs one predictable branch. */
+        dp_sample_observer_fn observe;
+        void *observe_data;
 };
 
 /* The sampling-layer outcome of one decoded sample: DP_C_VALID, DP_C_ADDR_ZERO,
@@ -84,6 +103,10 @@ int dp_ring_reader_init(struct dp_ring_reader *r, const struct perf_event_attr *
  * nothing per sample beyond a test on the paths that call the source's
  * decode (never the in-place decode of kernel-filled fields). */
 void dp_ring_reader_set_context(struct dp_ring_reader *r, const struct dp_source_context *context);
+
+/* Every sample record's outcome to @fn as it is filed (NULL: none).  Runs
+ * of fixed-size records are then taken one by one, not in place in bulk. */
+void dp_ring_reader_set_observer(struct dp_ring_reader *r, dp_sample_observer_fn fn, void *userdata);
 
 /* One sample already parsed (from a ring or a perf.data file), counted as a
  * callback by the caller: decode, classify, queue.  The queue is published by

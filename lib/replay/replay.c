@@ -47,6 +47,8 @@ struct dp_replay {
         uint64_t max_time;
         dp_replay_sample_fn hook;
         void *hook_data;
+        dp_sample_observer_fn observe;
+        void *observe_data;
         dp_replay_aggregation_fn aggregation_hook;
         void *aggregation_data;
         bool has_busiest;
@@ -166,6 +168,11 @@ static const struct dp_source_context *context_of(const struct dp_replay *rp) {
 void dp_replay_set_sample_hook(struct dp_replay *rp, dp_replay_sample_fn fn, void *userdata) {
         rp->hook = fn;
         rp->hook_data = userdata;
+}
+
+void dp_replay_set_observer(struct dp_replay *rp, dp_sample_observer_fn fn, void *userdata) {
+        rp->observe = fn;
+        rp->observe_data = userdata;
 }
 
 void dp_replay_set_aggregation_hook(struct dp_replay *rp, dp_replay_aggregation_fn fn, void *userdata) {
@@ -396,6 +403,7 @@ static struct replay_cpu *replay_cpu(struct dp_replay *rp, size_t cpu, const str
                 return NULL;
         }
         dp_ring_reader_set_context(&c->reader, context_of(rp));
+        dp_ring_reader_set_observer(&c->reader, rp->observe, rp->observe_data);
         c->layout_attr = rec->attr_index;
         rp->cpus[cpu] = c;
         rp->nr_cpus = DP_MAX(rp->nr_cpus, cpu + 1);

@@ -19,6 +19,7 @@
 #include "capture-source.h"
 #include "counters.h"
 #include "perf-data.h"
+#include "ring-reader.h"
 #include "source.h"
 #include "tracker.h"
 
@@ -62,6 +63,11 @@ int dp_replay_use_capture_sources(struct dp_replay *rp, const struct dp_perf_dat
                                   void *userdata, const struct dp_source **ret_primary);
 
 void dp_replay_set_sample_hook(struct dp_replay *rp, dp_replay_sample_fn fn, void *userdata);
+
+/* Every sample record's outcome at the reader stage (dp_ring_reader_set_observer()),
+ * valid or not, in the order the readers file them: for per-sample views.
+ * Set before the first pass. */
+void dp_replay_set_observer(struct dp_replay *rp, dp_sample_observer_fn fn, void *userdata);
 
 /* Called after every aggregation, with the tracker: its regions hold the
  * aggregation just completed (last_nr_accesses, last_nr_samples), which
