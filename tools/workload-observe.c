@@ -12,7 +12,9 @@
  * snapshots that lasts to the phase's end (at least 3 of them); -1: never.
  * precision, recall, found: medians over the phase's second half (steady
  * state); found_10s: chunks found in the last snapshot within 10 s;
- * regions: the median of DAMON's regions overlapping the mapping.
+ * regions: the median of DAMON's regions overlapping the mapping.  A
+ * read-back torn by another reader's (the daemon's) is retried; one torn
+ * every time is left out, counted in torn.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -139,9 +141,14 @@ static void observe_once(struct value_observer *o) {
 
         s.phase = phase_of(w, s.t);
         if (r == 0) {
-                for (int tries = 0; (r = read_tried(w->observe_dir, o->tried, &n)) < 0 && tries < 5; tries++)
+                /* DAMON always has a region for a live target: none means
+                 * another reader's update emptied the directory just now. */
+                for (int tries = 0; ((r = read_tried(w->observe_dir, o->tried, &n)) < 0 || n == 0) && tries < 5;
+                     tries++)
                         o->torn++;
-                s.up = r == 0;
+                if (r < 0 || n == 0)
+                        return;         /* torn every time: no snapshot, rather than a false "blind" one */
+                s.up = true;
         }
         if (!s.up)
                 n = 0;

@@ -118,6 +118,7 @@ value_arm() {
         fi
         watch_cpu "$wl_job"
         wait "$wl_job"
+        [ "$arm" = daemon ] && info "$scenario: the daemon's $(damonctl damon 2>&1 | grep -i -E 'commit|read-back|error' | tr -s ' ' | tr '\n' ';')"
         grep '^VALUE ' "$out" | while read -r _ fields; do
                 echo "DP-QEMU: VALUE scenario=$scenario arm=$arm rep=$rep $fields kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
         done
