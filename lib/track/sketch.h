@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Where samples fall, exactly: a sparse, decaying count of sampled 64 KiB
+ * granules per target.  The adaptive regions find a hot area only as fast
+ * as their random splits stumble on it; every sample already carries its
+ * exact address, so the granules show hot areas, however small and far
+ * apart, as soon as they are sampled.  The DAMON hints are built from them
+ * (dp_damon_hints_from_granules()).
+ *
+ * A fixed table of DP_SKETCH_SLOTS entries (open addressing, linear probing
+ * of at most DP_SKETCH_PROBE slots): adding is a hash, a few compares and an
+ * add, no allocation; a sample that finds no slot is dropped and counted.
+ * Each aggregation the weights decay by an eighth (and one): a granule
+ * sampled once weighs half as much 0.5 s later at 100 ms aggregations, and
+ * is forgotten after about three seconds; the table is rebuilt then,
+ * without the forgotten ones.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DP_SKETCH_SHIFT 16                      /* 64 KiB granules */
+#define DP_SKETCH_GRANULE (UINT64_C(1) << DP_SKETCH_SHIFT)
+#define DP_SKETCH_SLOTS 16384u
+#define DP_SKETCH_PROBE 32u
+#define DP_SKETCH_WEIGHT 256u                   /* one sample's weight, fresh */
+
+struct dp_sketch_entry {
+        uint64_t key;                           /* tgid << 32 | granule index; DP_SKETCH_EMPTY if free */
+        uint32_t weight;
+};
+#define DP_SKETCH_EMPTY UINT64_MAX
+
+struct dp_sketch {
+        struct dp_sketch_entry *slots, *spare;  /* spare: the rebuild's */
+        size_t used;
+        uint64_t dropped;                       /* samples that found no slot */
+};
+
+int dp_sketch_init(struct dp_sketch *s);
+void dp_sketch_done(struct dp_sketch *s);
+
+static inline uint64_t dp_sketch_key(uint32_t tgid, uint64_t addr) {
+        return (uint64_t) tgid << 32 | (uint32_t) (addr >> DP_SKETCH_SHIFT);
+}
+
+/* Hot path: one sample of @tgid at @addr. */
+static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t addr) {
+        uint64_t key = dp_sketch_key(tgid, addr);
+        uint32_t h = (uint32_t) ((key * UINT64_C(0x9e3779b97f4a7c15)) >> 50);   /* 14 bits: the table's size */
+
+        for (uint32_t i = 0; i < DP_SKETCH_PROBE; i++) {
+                struct dp_sketch_entry *e = &s->slots[(h + i) & (DP_SKETCH_SLOTS - 1)];
+
+                if (e->key == key) {
+                        e->weight = e->weight > UINT32_MAX - DP_SKETCH_WEIGHT ? UINT32_MAX : e->weight + DP_SKETCH_WEIGHT;
+                        return;
+                }
+                if (e->key == DP_SKETCH_EMPTY) {
+                        *e = (struct dp_sketch_entry) { key, DP_SKETCH_WEIGHT };
+                        s->used++;
+                        return;
+                }
+        }
+        s->dropped++;
+}
+
+/* Once an aggregation: every weight decays, forgotten granules go. */
+void dp_sketch_decay(struct dp_sketch *s);
+
+/* Forgets every granule of @tgid (a target removed). */
+void dp_sketch_forget(struct dp_sketch *s, uint32_t tgid);
+
+/* The live entries, sorted by key (so by tgid, then address), into @out
+ * (room for DP_SKETCH_SLOTS); their count. */
+size_t dp_sketch_export(const struct dp_sketch *s, struct dp_sketch_entry *out);
