@@ -61,3 +61,33 @@ uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uin
 
 /* The snapshot target with @tgid, or NULL. */
 const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker_snapshot *snap, uint32_t tgid);
+
+/*
+ * The hint layout of one target from where its samples fall, exactly: of
+ * its sampled granules @g (ascending), those weighing at least an eighth of
+ * the heaviest tenth are hot; hot granules at most @max_gap bytes apart
+ * form one hot range; while more than (@max_out - 1) / 2 ranges remain, the
+ * closest are bridged.  The layout covers [@start, @end) whole, hot ranges
+ * and the cold ranges between them: DAMON clips it to the address space it
+ * monitors (its vaddr update puts back what a commit leaves out, so nothing
+ * is left out).  @out needs room for @max_out ranges.  -EINVAL for bad
+ * arguments (@max_out < 3), -ENODATA when no granule lies inside, -ENOMEM.
+ */
+int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
+
+/*
+ * What to commit when DAMON already has a layout: DAMON's own regions
+ * @damon (one target's, ascending, as read back), split at each boundary of
+ * the hint @hint (ascending) that DAMON lacks: one strictly inside a DAMON
+ * region and farther than @tolerance from its edges.  The hint's outer
+ * bounds and boundaries in gaps DAMON does not monitor are not added, so
+ * DAMON keeps its finer split, its counts for every region left whole, and
+ * its own view of the address space.  *@ret_added: boundaries added (0:
+ * nothing worth a commit).  @out needs room for @nd + 2 * @nh.  -E2BIG if
+ * the result would exceed @max_out regions (then commit the hint itself),
+ * -EINVAL for unsorted input.
+ */
+int dp_damon_hints_merge(const struct dp_range *damon, size_t nd, const struct dp_range *hint, size_t nh,
+                         uint64_t tolerance, size_t max_out, struct dp_range *out, size_t *ret_n,
+                         size_t *ret_added);
