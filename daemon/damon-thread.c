@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -25,6 +26,9 @@
 
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
+/* Hot granules this close are one hot range: a granule of a hot area that
+ * went unsampled for a while does not split it. */
+#define HINT_GRANULE_GAP (4 * DP_SKETCH_GRANULE)
 #define BACKOFF_MAX_USEC (60 * 1000000ull)
 /* DAMON's sysfs answers EBUSY while another writer holds its lock (someone
  * turning a kdamond on or off, another tool's command): that passes in
@@ -214,6 +218,8 @@ struct hint_set {
         struct dp_damon_target_hint targets[DAMON_VIEW_MAX_TARGETS];
         struct dp_range *ranges[DAMON_VIEW_MAX_TARGETS];                /* the layouts */
         struct dp_damon_range *damon_ranges[DAMON_VIEW_MAX_TARGETS];    /* the same, as the commit takes them */
+        struct dp_range *pure[DAMON_VIEW_MAX_TARGETS];  /* the hint itself, when merged into DAMON's layout */
+        size_t nr_pure[DAMON_VIEW_MAX_TARGETS];
         size_t n;
 };
 
@@ -221,6 +227,7 @@ static void hint_set_done(struct hint_set *h) {
         for (size_t i = 0; i < h->n; i++) {
                 free(h->ranges[i]);
                 free(h->damon_ranges[i]);
+                free(h->pure[i]);
         }
         h->n = 0;
 }
@@ -232,18 +239,24 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
 
         for (size_t i = 0; i < n; i++) {
                 const struct dp_snapshot_target *t = snapshot_target(&d->snap, pids[i]);
-                size_t k = h->n, nr;
+                size_t k = h->n, nr, room;
                 int r;
 
                 if (!t || t->nr_regions == 0)
                         continue;
-                h->ranges[k] = calloc(t->nr_regions, sizeof(*h->ranges[k]));
-                h->damon_ranges[k] = calloc(t->nr_regions, sizeof(*h->damon_ranges[k]));
+                room = DP_MAX(t->nr_regions, budget);
+                h->ranges[k] = calloc(room, sizeof(*h->ranges[k]));
+                h->damon_ranges[k] = calloc(room, sizeof(*h->damon_ranges[k]));
                 h->n++;         /* hint_set_done() frees what was allocated */
                 if (!h->ranges[k] || !h->damon_ranges[k])
                         return -ENOMEM;
-                r = dp_damon_hints_build(&d->snap.regions[t->first_region], t->nr_regions,
-                                         d->snap.max_nr_accesses, budget, h->ranges[k], &nr);
+                /* Where the samples fall, exactly; the adaptive regions'
+                 * layout only while no granule is hot. */
+                r = dp_damon_hints_from_granules(&d->snap.granules[t->first_granule], t->nr_granules, t->start,
+                                                 t->end, HINT_GRANULE_GAP, budget, h->ranges[k], &nr);
+                if (r == -ENODATA)
+                        r = dp_damon_hints_build(&d->snap.regions[t->first_region], t->nr_regions,
+                                                 d->snap.max_nr_accesses, budget, h->ranges[k], &nr);
                 if (r < 0)
                         return r;
                 for (size_t j = 0; j < nr; j++)
@@ -257,25 +270,106 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
         return 0;
 }
 
-static bool hints_changed(const struct damon_thread *d, const struct hint_set *h) {
+/* DAMON's regions of @pid in the last read-back, into @out (room for
+ * d->work.nr_rows); their count. */
+static size_t view_ranges(const struct damon_thread *d, uint32_t pid, struct dp_range *out) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->work.nr_rows; i++)
+                if (d->work.rows[i].pid == pid)
+                        out[n++] = (struct dp_range) { d->work.rows[i].start, d->work.rows[i].end };
+        return n;
+}
+
+/*
+ * Turns hint @k into DAMON's own layout with the hint's missing boundaries
+ * added (dp_damon_hints_merge()), so that a commit keeps DAMON's finer
+ * split and the counts of every region it leaves whole.  Returns how many
+ * boundaries were missing (0: DAMON has them all), or -E2BIG/-ENODATA when
+ * the hint should be committed as it is (no read-back of this target yet,
+ * or the merge exceeds the budget).
+ */
+static int merge_with_view(const struct damon_thread *d, struct hint_set *h, size_t k, size_t budget) {
+        const struct dp_damon_target_hint *t = &h->targets[k];
+        _cleanup_free_ struct dp_range *view = calloc(d->work.nr_rows ?: 1, sizeof(*view));
+        struct dp_range *merged;
+        struct dp_damon_range *as_damon;
+        size_t nv, n, added;
+        int r;
+
+        if (!view)
+                return -ENOMEM;
+        nv = view_ranges(d, t->pid, view);
+        if (nv == 0)
+                return -ENODATA;
+        merged = calloc(nv + 2 * t->nr_regions, sizeof(*merged));
+        as_damon = calloc(nv + 2 * t->nr_regions, sizeof(*as_damon));
+        if (!merged || !as_damon) {
+                free(merged);
+                free(as_damon);
+                return -ENOMEM;
+        }
+        r = dp_damon_hints_merge(view, nv, h->ranges[k], t->nr_regions, HINT_TOLERANCE, budget, merged, &n, &added);
+        if (r < 0) {
+                free(merged);
+                free(as_damon);
+                return r;
+        }
+        for (size_t j = 0; j < n; j++)
+                as_damon[j] = (struct dp_damon_range) { merged[j].start, merged[j].end };
+        h->pure[k] = h->ranges[k];
+        h->nr_pure[k] = t->nr_regions;
+        free(h->damon_ranges[k]);
+        h->ranges[k] = merged;
+        h->damon_ranges[k] = as_damon;
+        h->targets[k].regions = as_damon;
+        h->targets[k].nr_regions = n;
+        return (int) DP_MIN(added, (size_t) INT_MAX);
+}
+
+/* With DAMON running the same targets: each hint merged into DAMON's own
+ * layout; true if some boundary was missing, false if nothing needs a
+ * commit.  A target that cannot be merged counts as changed when its hint
+ * differs from the last one committed. */
+static bool merged_needs_commit(struct damon_thread *d, struct hint_set *h) {
+        size_t budget = DP_MAX(d->max_nr_regions / DP_MAX(h->n, (size_t) 1), (size_t) 3);
+        bool needed = false;
+
+        for (size_t i = 0; i < h->n; i++) {
+                bool differs = dp_damon_hints_differ(d->committed[i].ranges, d->committed[i].nr, h->ranges[i],
+                                                     h->targets[i].nr_regions, HINT_TOLERANCE);
+                int r = merge_with_view(d, h, i, budget);
+
+                needed |= r > 0 || (r < 0 && differs);
+        }
+        return needed;
+}
+
+static bool same_targets(const struct damon_thread *d, const struct hint_set *h) {
         if (h->n != d->nr_committed)
-                return true;
+                return false;
         for (size_t i = 0; i < h->n; i++)
-                if (h->targets[i].pid != d->committed[i].pid ||
-                    dp_damon_hints_differ(d->committed[i].ranges, d->committed[i].nr, h->ranges[i],
-                                          h->targets[i].nr_regions, HINT_TOLERANCE))
-                        return true;
-        return false;
+                if (h->targets[i].pid != d->committed[i].pid)
+                        return false;
+        return true;
 }
 
 /* Takes the hint set's layouts as the committed ones. */
 static void remember_committed(struct damon_thread *d, struct hint_set *h) {
         committed_clear(d);
+        /* The hint, not the merged layout: the next hint is compared with it. */
         for (size_t i = 0; i < h->n; i++) {
+                bool merged = h->pure[i] != NULL;
+
                 d->committed[i] = (struct committed_target) {
-                        .pid = h->targets[i].pid, .ranges = h->ranges[i], .nr = h->targets[i].nr_regions,
+                        .pid = h->targets[i].pid,
+                        .ranges = merged ? h->pure[i] : h->ranges[i],
+                        .nr = merged ? h->nr_pure[i] : h->targets[i].nr_regions,
                 };
-                h->ranges[i] = NULL;
+                if (merged)
+                        h->pure[i] = NULL;
+                else
+                        h->ranges[i] = NULL;
         }
         d->nr_committed = h->n;
         d->work.nr_targets = h->n;
@@ -322,7 +416,7 @@ static void commit_hints(struct damon_thread *d) {
         }
         if (h.n == 0)
                 goto out;       /* nothing sampled yet: DAMON would have no target */
-        if (d->have_state && d->work.running && !hints_changed(d, &h)) {
+        if (d->have_state && d->work.running && same_targets(d, &h) && !merged_needs_commit(d, &h)) {
                 d->work.commits_skipped++;
                 goto out;
         }
