@@ -37,6 +37,8 @@
  * DAMON_LRU_SORT holding DAMON, say) and backs off like any failure. */
 #define BUSY_RETRY_USEC (200 * 1000ull)
 #define BUSY_PASSES_MAX 10
+/* A read-back torn by another reader is read again at once, this often. */
+#define READ_BACK_TRIES 3
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
 
@@ -95,7 +97,9 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
 
         error = error < 0 ? -error : error;
         v->errors++;
-        if (error == EBUSY && d->busy_passes < BUSY_PASSES_MAX)
+        /* Torn read-backs are DAMON's sysfs being busy too, not a fault of ours. */
+        if ((error == EBUSY || (strcmp(step, "read-back") == 0 && (error == ENOENT || error == ENODEV))) &&
+            d->busy_passes < BUSY_PASSES_MAX)
                 d->busy = true;
         else
                 d->failures++;
@@ -462,7 +466,14 @@ static void read_back(struct damon_thread *d) {
 
         if (!d->work.running)
                 return;
-        r = dp_damon_read_tried(d->fs, d->decision.kdamond, d->decision.context, &tried, &n);
+        /* Another reader's update_schemes_tried_regions rebuilds the
+         * directory under us (ENOENT, ENODEV): read again at once. */
+        for (int tries = 0;; tries++) {
+                r = dp_damon_read_tried(d->fs, d->decision.kdamond, d->decision.context, &tried, &n);
+                if (r >= 0 || (r != -ENOENT && r != -ENODEV) || tries >= READ_BACK_TRIES)
+                        break;
+                dp_damon_fs_clear_error(d->fs);
+        }
         if (r < 0) {
                 note_failure(d, "read-back", r);
                 return;
