@@ -66,12 +66,12 @@ def scenario_rows(row, name, phase, ours, peer, reps):
                         o / p if p else None, ">= 0.9", o is not None and o >= GOAL))
     chunks = med(ours, "chunks", int)
     if name.startswith("chunks") and phase == "0":
-        o, p = med(ours, "found_10s"), med(peer, "found_10s")
+        o, p = med(ours, "found_10s", int), med(peer, "found_10s", int)
         rows.append(row("%s: chunks found within 10 s (of %d)" % (what, chunks), o, "", p, "DAMON alone",
-                        o / p if p else None, ">= 90%%", o is not None and o >= GOAL * chunks))
+                        o / p if p else None, ">= 90%", o is not None and o >= GOAL * chunks))
     if phase == "0":
-        rows.append(row("%s: DAMON's regions in the mapping" % what, med(ours, "regions"), "",
-                        med(peer, "regions"), "DAMON alone", None, "info", None))
+        rows.append(row("%s: DAMON's regions in the mapping" % what, med(ours, "regions", int), "",
+                        med(peer, "regions", int), "DAMON alone", None, "info", None))
         rows.append(row("%s: kdamond CPU over the run" % what, med(ours, "kdamond_cpu_s"), "s",
                         med(peer, "kdamond_cpu_s"), "DAMON alone", None, "info", None))
         rows.append(row("%s: daemon CPU over the run" % what, med(ours, "daemon_cpu_s"), "s", None, "",
