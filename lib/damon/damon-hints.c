@@ -254,6 +254,19 @@ static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_
         return k;
 }
 
+int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                         uint64_t max_gap, struct dp_range *out) {
+        uint32_t threshold;
+        int r;
+
+        if (n == 0 || end <= start)
+                return 0;
+        r = hot_threshold(g, n, &threshold);
+        if (r < 0)
+                return r;
+        return (int) cluster_hot(g, n, threshold, start, end, max_gap, out);
+}
+
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n) {
         _cleanup_free_ struct dp_range *hot = NULL;

@@ -73,6 +73,12 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
  * is left out).  @out needs room for @max_out ranges.  -EINVAL for bad
  * arguments (@max_out < 3), -ENODATA when no granule lies inside, -ENOMEM.
  */
+/* The sampled hot ranges themselves, as the layout above outlines them
+ * (before fitting to a budget): into @out (room for @n); their count, 0
+ * when none, or -ENOMEM. */
+int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                         uint64_t max_gap, struct dp_range *out);
+
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
 
