@@ -37,8 +37,11 @@
  * DAMON_LRU_SORT holding DAMON, say) and backs off like any failure. */
 #define BUSY_RETRY_USEC (200 * 1000ull)
 #define BUSY_PASSES_MAX 10
-/* A read-back torn by another reader is read again at once, this often. */
+/* A read-back torn by another reader is read again at once, this often;
+ * one (or a commit) that met another reader's request waits this long
+ * before each try. */
 #define READ_BACK_TRIES 3
+#define READ_BACK_BUSY_WAIT_NSEC (30 * 1000 * 1000L)
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
 
@@ -428,7 +431,15 @@ static void commit_hints(struct damon_thread *d) {
         if (d->decision.role == DP_DAMON_ROLE_OWNED && !d->have_state)
                 r = start_owned(d, &h);
         else
-                r = dp_damon_commit_hints(d->fs, &d->state, d->config.damon_state_file, h.targets, h.n);
+                /* Another reader's request holds DAMON's command slot for up
+                 * to an aggregation (EBUSY): wait a moment and commit again. */
+                for (int tries = 0;; tries++) {
+                        r = dp_damon_commit_hints(d->fs, &d->state, d->config.damon_state_file, h.targets, h.n);
+                        if (r != -EBUSY || tries >= READ_BACK_TRIES)
+                                break;
+                        dp_damon_fs_clear_error(d->fs);
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
+                }
         for (size_t i = 0; i < h.n; i++)
                 DP_PROBE4(damon_commit, d->decision.kdamond, h.targets[i].pid, h.targets[i].nr_regions, r);
         if (r < 0) {
@@ -504,12 +515,16 @@ static void read_back(struct damon_thread *d) {
         if (!d->work.running)
                 return;
         /* Another reader's update_schemes_tried_regions rebuilds the
-         * directory under us (ENOENT, ENODEV): read again at once. */
+         * directory under us (ENOENT, ENODEV): read again at once.  Its
+         * request holds DAMON's command slot until the kdamond answers,
+         * within an aggregation (EBUSY): wait a moment and ask again. */
         for (int tries = 0;; tries++) {
                 r = dp_damon_read_tried(d->fs, d->decision.kdamond, d->decision.context, &tried, &n);
-                if (r >= 0 || (r != -ENOENT && r != -ENODEV) || tries >= READ_BACK_TRIES)
+                if (r >= 0 || (r != -ENOENT && r != -ENODEV && r != -EBUSY) || tries >= READ_BACK_TRIES)
                         break;
                 dp_damon_fs_clear_error(d->fs);
+                if (r == -EBUSY)
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
         }
         if (r < 0) {
                 note_failure(d, "read-back", r);
