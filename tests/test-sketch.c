@@ -26,12 +26,12 @@ START_TEST(test_add_decay_export) {
         ck_assert_uint_eq(out[2].key, dp_sketch_key(7, 0x7f0000010000));
         ck_assert_uint_eq(out[2].weight, 2 * DP_SKETCH_WEIGHT);
 
-        /* Decay: an eighth and one per aggregation; a single sample is gone
-         * after a few seconds' worth, the double one outlives it. */
+        /* Decay: half and one each time; a single sample is gone after
+         * eight, the double one outlives it. */
         dp_sketch_decay(&s);
         n = dp_sketch_export(&s, out);
-        ck_assert_uint_eq(out[1].weight, DP_SKETCH_WEIGHT - DP_SKETCH_WEIGHT / 8 - 1);
-        for (int i = 0; i < 40 && n == 3; i++) {
+        ck_assert_uint_eq(out[1].weight, DP_SKETCH_WEIGHT / 2 - 1);
+        for (int i = 0; i < 7 && n == 3; i++) {
                 dp_sketch_decay(&s);
                 n = dp_sketch_export(&s, out);
         }

@@ -59,7 +59,7 @@ static void rebuild(struct dp_sketch *s, uint32_t (*keep)(const struct dp_sketch
 }
 
 static uint32_t decayed(const struct dp_sketch_entry *e, uint32_t tgid) {
-        uint32_t loss = (e->weight >> 3) + 1;
+        uint32_t loss = (e->weight >> 1) + 1;
 
         (void) tgid;
         return e->weight > loss ? e->weight - loss : 0;

@@ -12,10 +12,11 @@
  * A fixed table of DP_SKETCH_SLOTS entries (open addressing, linear probing
  * of at most DP_SKETCH_PROBE slots): adding is a hash, a few compares and an
  * add, no allocation; a sample that finds no slot is dropped and counted.
- * Each aggregation the weights decay by an eighth (and one): a granule
- * sampled once weighs half as much 0.5 s later at 100 ms aggregations, and
- * is forgotten after about three seconds; the table is rebuilt then,
- * without the forgotten ones.
+ * Every DP_SKETCH_DECAY_AGGREGATIONS aggregations the weights halve (less
+ * one): a granule sampled once is forgotten after eight halvings, about
+ * three seconds at 100 ms aggregations; the table is rebuilt then, without
+ * the forgotten ones (a rebuild walks the whole table, hence not every
+ * aggregation).
  */
 
 #include <stddef.h>
@@ -26,6 +27,7 @@
 #define DP_SKETCH_SLOTS 16384u
 #define DP_SKETCH_PROBE 32u
 #define DP_SKETCH_WEIGHT 256u                   /* one sample's weight, fresh */
+#define DP_SKETCH_DECAY_AGGREGATIONS 4u
 
 struct dp_sketch_entry {
         uint64_t key;                           /* tgid << 32 | granule index; DP_SKETCH_EMPTY if free */
@@ -67,7 +69,8 @@ static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t ad
         s->dropped++;
 }
 
-/* Once an aggregation: every weight decays, forgotten granules go. */
+/* Every DP_SKETCH_DECAY_AGGREGATIONS aggregations: every weight halves,
+ * forgotten granules go. */
 void dp_sketch_decay(struct dp_sketch *s);
 
 /* Forgets every granule of @tgid (a target removed). */

@@ -583,7 +583,8 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns) {
                         t->split_failures++;
                 target->aggregated_at = t->nr_aggregations + 1;
         }
-        dp_sketch_decay(&t->sketch);
+        if (t->nr_aggregations % DP_SKETCH_DECAY_AGGREGATIONS == 0)
+                dp_sketch_decay(&t->sketch);
         t->next_aggr_epoch = t->epoch + t->limits.max_nr_accesses;
         /* The new aggregation starts with the sampling interval now running. */
         t->window_start_ns = t->next_sample_ns - t->config.sample_interval_ns;
