@@ -144,8 +144,10 @@ static void observe_once(struct value_observer *o) {
                 /* DAMON always has a region for a live target: none means
                  * another reader's update emptied the directory just now. */
                 for (int tries = 0; ((r = read_tried(w->observe_dir, o->tried, &n)) < 0 || n == 0) && tries < 5;
-                     tries++)
+                     tries++) {
                         o->torn++;
+                        sleep_s(0.02);  /* the other reader's update is filling it */
+                }
                 if (r < 0 || n == 0)
                         return;         /* torn every time: no snapshot, rather than a false "blind" one */
                 s.up = true;

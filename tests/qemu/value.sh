@@ -53,6 +53,13 @@ watch_cpu() {
         kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
 }
 
+# "name=seconds ..." for each thread of process $1.
+thread_cpu() {
+        for task in /proc/"$1"/task/[0-9]*; do
+                printf '%s=%s ' "$(cat "$task/comm" 2>/dev/null)" "$(cpu_s "${task#/proc/}")"
+        done
+}
+
 # DAMON alone, as a user would run it: kdamond 0 on pid $1, regions 10..$2.
 damon_alone_start() {
         write_file 1 "$KD/nr_kdamonds" &&
@@ -118,7 +125,10 @@ value_arm() {
         fi
         watch_cpu "$wl_job"
         wait "$wl_job"
-        [ "$arm" = daemon ] && info "$scenario: the daemon's $(damonctl damon 2>&1 | grep -i -E 'commit|read-back|error' | tr -s ' ' | tr '\n' ';')"
+        if [ "$arm" = daemon ]; then
+                info "$scenario: the daemon's $(damonctl damon 2>&1 | grep -i -E 'commit|read-back|error|agreement' | tr -s ' ' | tr '\n' ';')"
+                info "$scenario: the daemon's CPU seconds by thread: $(thread_cpu "$daemon_pid")"
+        fi
         grep '^VALUE ' "$out" | while read -r _ fields; do
                 echo "DP-QEMU: VALUE scenario=$scenario arm=$arm rep=$rep $fields kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
         done
