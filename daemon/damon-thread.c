@@ -743,6 +743,10 @@ static uint64_t next_wait_usec(const struct damon_thread *d) {
 
         if (d->busy)
                 return DP_MIN(wait, BUSY_RETRY_USEC);
+        /* No kdamond of ours yet: start it as soon as the samples name a
+         * target, an aggregation after, not a hint interval. */
+        if (d->decision.role == DP_DAMON_ROLE_OWNED && !d->have_state && d->failures == 0)
+                return DP_MIN(wait, d->config.aggr_interval_us);
 
         for (unsigned i = 0; i < d->failures && wait < BACKOFF_MAX_USEC; i++)
                 wait *= 2;
