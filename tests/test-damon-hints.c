@@ -267,6 +267,23 @@ START_TEST(test_merge_adds_missing_boundaries) {
 }
 END_TEST
 
+/* A small hot window in a large span the process touched once: the touched
+ * granules still weigh something, but far less than the window's; the
+ * window alone is hot. */
+START_TEST(test_granules_small_window_in_touched_span) {
+        struct dp_snapshot_granule g[210];
+        struct dp_range out[8];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 210; i++)
+                g[i] = granule(1000 + i, i >= 100 && i < 110 ? 9000 : 1000);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 210, 1000 * G, 1210 * G, 4 * G, 8, out, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(out[1].start, 1100 * G);
+        ck_assert_uint_eq(out[1].end, 1110 * G);
+}
+END_TEST
+
 static Suite *damon_hints_suite(void) {
         Suite *s = suite_create("damon-hints");
         TCase *tc = tcase_create("core");
@@ -281,6 +298,7 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_granules_fit_budget);
         tcase_add_test(tc, test_granules_none);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
+        tcase_add_test(tc, test_granules_small_window_in_touched_span);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -221,8 +221,9 @@ static int weight_compare(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* An eighth of the 90th percentile's weight: one granule sampled in a burst
- * does not make the rest look cold. */
+/* An eighth of the 99th percentile's weight: one granule sampled in a burst
+ * does not make the rest look cold, and a hot area of a few percent of the
+ * sampled granules (a window in a span touched once) still sets the scale. */
 static int hot_threshold(const struct dp_snapshot_granule *g, size_t n, uint32_t *ret) {
         _cleanup_free_ uint32_t *w = calloc(n, sizeof(*w));
 
@@ -231,7 +232,7 @@ static int hot_threshold(const struct dp_snapshot_granule *g, size_t n, uint32_t
         for (size_t i = 0; i < n; i++)
                 w[i] = g[i].weight;
         qsort(w, n, sizeof(*w), weight_compare);
-        *ret = DP_MAX(w[n * 9 / 10] / 8, 1u);
+        *ret = DP_MAX(w[n * 99 / 100] / 8, 1u);
         return 0;
 }
 

@@ -65,7 +65,7 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
 /*
  * The hint layout of one target from where its samples fall, exactly: of
  * its sampled granules @g (ascending), those weighing at least an eighth of
- * the heaviest tenth are hot; hot granules at most @max_gap bytes apart
+ * the 99th percentile are hot; hot granules at most @max_gap bytes apart
  * form one hot range; while more than (@max_out - 1) / 2 ranges remain, the
  * closest are bridged.  The layout covers [@start, @end) whole, hot ranges
  * and the cold ranges between them: DAMON clips it to the address space it
