@@ -26,9 +26,12 @@
 
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
-/* Hot granules this close are one hot range: a granule of a hot area that
- * went unsampled for a while does not split it. */
-#define HINT_GRANULE_GAP (4 * DP_SKETCH_GRANULE)
+/* Hot granules this close are one hot range: a few granules of a hot area
+ * that went unsampled for a while do not split it. */
+#define HINT_GRANULE_GAP (256 * 1024)
+/* DAMON's edge this close to a sampled boundary is that boundary: a
+ * granule's width, the samples' own precision. */
+#define MERGE_TOLERANCE DP_SKETCH_GRANULE
 #define BACKOFF_MAX_USEC (60 * 1000000ull)
 /* DAMON's sysfs answers EBUSY while another writer holds its lock (someone
  * turning a kdamond on or off, another tool's command): that passes in
@@ -316,7 +319,8 @@ static int merge_with_view(const struct damon_thread *d, struct hint_set *h, siz
                 free(as_damon);
                 return -ENOMEM;
         }
-        r = dp_damon_hints_merge(view, nv, h->ranges[k], t->nr_regions, HINT_TOLERANCE, budget, merged, &n, &added);
+        r = dp_damon_hints_merge(view, nv, h->ranges[k], t->nr_regions, MERGE_TOLERANCE, budget, merged, &n,
+                                 &added);
         if (r < 0) {
                 free(merged);
                 free(as_damon);

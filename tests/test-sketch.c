@@ -15,7 +15,7 @@ START_TEST(test_add_decay_export) {
         ck_assert_ptr_nonnull(out);
         ck_assert_int_eq(dp_sketch_init(&s), 0);
         dp_sketch_add(&s, 7, 0x7f0000010000);
-        dp_sketch_add(&s, 7, 0x7f000001ffff);   /* the same 64 KiB granule */
+        dp_sketch_add(&s, 7, 0x7f0000013fff);   /* the same 16 KiB granule */
         dp_sketch_add(&s, 7, 0x400000);
         dp_sketch_add(&s, 3, 0x7f0000010000);   /* another process, same address */
         n = dp_sketch_export(&s, out);
@@ -37,6 +37,11 @@ START_TEST(test_add_decay_export) {
         }
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(out[0].key, dp_sketch_key(7, 0x7f0000010000));
+
+        /* The top of user space, five-level paging's too, and the largest pid, round-trip. */
+        ck_assert_uint_eq(dp_sketch_key_start(dp_sketch_key(7, 0x7ffff7ff4000)), 0x7ffff7ff4000);
+        ck_assert_uint_eq(dp_sketch_key_start(dp_sketch_key(4194303, 0xfffffffffc000)), 0xfffffffffc000);
+        ck_assert_uint_eq(dp_sketch_key_tgid(dp_sketch_key(4194303, 0xfffffffffc000)), 4194303);
 
         dp_sketch_forget(&s, 7);
         ck_assert_uint_eq(dp_sketch_export(&s, out), 0);

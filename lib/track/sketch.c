@@ -66,7 +66,7 @@ static uint32_t decayed(const struct dp_sketch_entry *e, uint32_t tgid) {
 }
 
 static uint32_t not_of(const struct dp_sketch_entry *e, uint32_t tgid) {
-        return (uint32_t) (e->key >> 32) == tgid ? 0 : e->weight;
+        return dp_sketch_key_tgid(e->key) == tgid ? 0 : e->weight;
 }
 
 void dp_sketch_decay(struct dp_sketch *s) {

@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * Where samples fall, exactly: a sparse, decaying count of sampled 64 KiB
- * granules per target.  The adaptive regions find a hot area only as fast
+ * Where samples fall, exactly: a sparse, decaying count of sampled 16 KiB
+ * granules per target (four pages: a hot area's edges to within 12 KiB,
+ * and 16384 slots hold 256 MiB of sampled memory).  The adaptive regions find a hot area only as fast
  * as their random splits stumble on it; every sample already carries its
  * exact address, so the granules show hot areas, however small and far
  * apart, as soon as they are sampled.  The DAMON hints are built from them
@@ -22,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DP_SKETCH_SHIFT 16                      /* 64 KiB granules */
+#define DP_SKETCH_SHIFT 14                      /* 16 KiB granules */
 #define DP_SKETCH_GRANULE (UINT64_C(1) << DP_SKETCH_SHIFT)
 #define DP_SKETCH_SLOTS 16384u
 #define DP_SKETCH_PROBE 32u
@@ -30,7 +31,7 @@
 #define DP_SKETCH_DECAY_AGGREGATIONS 4u
 
 struct dp_sketch_entry {
-        uint64_t key;                           /* tgid << 32 | granule index; DP_SKETCH_EMPTY if free */
+        uint64_t key;                           /* tgid << 42 | granule index; DP_SKETCH_EMPTY if free */
         uint32_t weight;
 };
 #define DP_SKETCH_EMPTY UINT64_MAX
@@ -44,8 +45,21 @@ struct dp_sketch {
 int dp_sketch_init(struct dp_sketch *s);
 void dp_sketch_done(struct dp_sketch *s);
 
+/* A tgid below 2^22 (the kernel's PID_MAX_LIMIT) and a granule index of 42
+ * bits: addresses below 2^56, five-level paging's user space included. */
+#define DP_SKETCH_INDEX_BITS 42
+#define DP_SKETCH_INDEX_MASK ((UINT64_C(1) << DP_SKETCH_INDEX_BITS) - 1)
+
 static inline uint64_t dp_sketch_key(uint32_t tgid, uint64_t addr) {
-        return (uint64_t) tgid << 32 | (uint32_t) (addr >> DP_SKETCH_SHIFT);
+        return (uint64_t) tgid << DP_SKETCH_INDEX_BITS | ((addr >> DP_SKETCH_SHIFT) & DP_SKETCH_INDEX_MASK);
+}
+
+static inline uint32_t dp_sketch_key_tgid(uint64_t key) {
+        return (uint32_t) (key >> DP_SKETCH_INDEX_BITS);
+}
+
+static inline uint64_t dp_sketch_key_start(uint64_t key) {
+        return (key & DP_SKETCH_INDEX_MASK) << DP_SKETCH_SHIFT;
 }
 
 /* Hot path: one sample of @tgid at @addr. */

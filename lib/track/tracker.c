@@ -680,8 +680,8 @@ static void snapshot_granules(const struct dp_tracker *t, struct dp_tracker_snap
 
                 memcpy(&x, &e[i], sizeof(x));
                 snap->granules[i] = (struct dp_snapshot_granule) {
-                        .start = (uint64_t) (uint32_t) x.key << DP_SKETCH_SHIFT,
-                        .tgid = (uint32_t) (x.key >> 32),
+                        .start = dp_sketch_key_start(x.key),
+                        .tgid = dp_sketch_key_tgid(x.key),
                         .weight = x.weight,
                 };
         }

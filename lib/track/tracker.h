@@ -166,7 +166,7 @@ struct dp_snapshot_target {
         size_t first_granule;           /* index into dp_tracker_snapshot.granules */
 };
 
-/* A sampled 64 KiB granule (sketch.h): its start and decaying weight, one
+/* A sampled 16 KiB granule (sketch.h): its start and decaying weight, one
  * fresh sample weighing DP_SKETCH_WEIGHT. */
 struct dp_snapshot_granule {
         uint64_t start;
