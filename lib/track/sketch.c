@@ -45,7 +45,7 @@ static void rebuild(struct dp_sketch *s, uint32_t (*keep)(const struct dp_sketch
                 if (old[i].key == DP_SKETCH_EMPTY || (w = keep(&old[i], tgid)) == 0)
                         continue;
                 /* Fewer entries than before: each finds its slot again. */
-                uint32_t h = (uint32_t) ((old[i].key * UINT64_C(0x9e3779b97f4a7c15)) >> 50);
+                uint32_t h = (uint32_t) ((old[i].key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - DP_SKETCH_BITS));
                 for (uint32_t k = 0; k < DP_SKETCH_PROBE; k++) {
                         struct dp_sketch_entry *e = &s->slots[(h + k) & (DP_SKETCH_SLOTS - 1)];
 
@@ -88,7 +88,8 @@ static int entry_compare(const void *a, const void *b) {
 size_t dp_sketch_export(const struct dp_sketch *s, struct dp_sketch_entry *out) {
         size_t n = 0;
 
-        for (size_t i = 0; i < DP_SKETCH_SLOTS; i++)
+        /* Up to the last used slot only: an idle daemon's sketch is empty. */
+        for (size_t i = 0; i < DP_SKETCH_SLOTS && n < s->used; i++)
                 if (s->slots[i].key != DP_SKETCH_EMPTY)
                         out[n++] = s->slots[i];
         qsort(out, n, sizeof(*out), entry_compare);

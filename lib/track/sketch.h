@@ -3,8 +3,8 @@
 
 /*
  * Where samples fall, exactly: a sparse, decaying count of sampled 16 KiB
- * granules per target (four pages: a hot area's edges to within 12 KiB,
- * and 16384 slots hold 256 MiB of sampled memory).  The adaptive regions find a hot area only as fast
+ * granules per target (four pages: a hot area's edges to within 12 KiB;
+ * 65536 slots hold 1 GiB of sampled memory).  The adaptive regions find a hot area only as fast
  * as their random splits stumble on it; every sample already carries its
  * exact address, so the granules show hot areas, however small and far
  * apart, as soon as they are sampled.  The DAMON hints are built from them
@@ -25,7 +25,8 @@
 
 #define DP_SKETCH_SHIFT 14                      /* 16 KiB granules */
 #define DP_SKETCH_GRANULE (UINT64_C(1) << DP_SKETCH_SHIFT)
-#define DP_SKETCH_SLOTS 16384u
+#define DP_SKETCH_BITS 16
+#define DP_SKETCH_SLOTS (1u << DP_SKETCH_BITS)
 #define DP_SKETCH_PROBE 32u
 #define DP_SKETCH_WEIGHT 256u                   /* one sample's weight, fresh */
 #define DP_SKETCH_DECAY_AGGREGATIONS 4u
@@ -65,7 +66,7 @@ static inline uint64_t dp_sketch_key_start(uint64_t key) {
 /* Hot path: one sample of @tgid at @addr. */
 static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t addr) {
         uint64_t key = dp_sketch_key(tgid, addr);
-        uint32_t h = (uint32_t) ((key * UINT64_C(0x9e3779b97f4a7c15)) >> 50);   /* 14 bits: the table's size */
+        uint32_t h = (uint32_t) ((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - DP_SKETCH_BITS));
 
         for (uint32_t i = 0; i < DP_SKETCH_PROBE; i++) {
                 struct dp_sketch_entry *e = &s->slots[(h + i) & (DP_SKETCH_SLOTS - 1)];
