@@ -473,41 +473,19 @@ static void feed_goal(struct damon_thread *d) {
                 d->work.goal_feeds++;
 }
 
-/* One target's agreement: its rows into @in (room for every row). */
-static int judge_target(struct damon_thread *d, uint32_t pid, struct dp_damon_view_input *in,
-                        struct damon_agreement *ret) {
-        const struct dp_snapshot_target *t = snapshot_target(&d->snap, pid);
-        _cleanup_free_ struct dp_range *hot = NULL;
-        size_t n = 0;
-        int nh;
-
-        if (!t)
-                return -ENOENT;
-        for (size_t i = 0; i < d->work.nr_rows; i++)
-                if (d->work.rows[i].pid == pid)
-                        in[n++] = (struct dp_damon_view_input) {
-                                .start = d->work.rows[i].start, .end = d->work.rows[i].end,
-                                .nr_accesses = d->work.rows[i].damon_nr_accesses,
-                        };
-        hot = calloc(t->nr_granules ?: 1, sizeof(*hot));
-        if (!hot)
-                return -ENOMEM;
-        nh = dp_damon_sampled_hot(&d->snap.granules[t->first_granule], t->nr_granules, t->start, t->end,
-                                  HINT_GRANULE_GAP, hot);
-        if (nh < 0)
-                return nh;
-        ret->pid = pid;
-        return dp_damon_agree(in, n, hot, (size_t) nh, (struct dp_range) { t->start, t->end }, &ret->a);
-}
-
 /* For each DAMON target, how its hot regions agree with the sampled ones:
- * what an operator looks at to see whether the hints help.  @in: scratch
- * room for every row. */
-static void judge_agreement(struct damon_thread *d, struct dp_damon_view_input *in) {
+ * what an operator looks at to see whether the hints help. */
+static void judge_agreement(struct damon_thread *d) {
         d->work.nr_agreement = 0;
-        for (size_t i = 0; i < d->work.nr_targets; i++)
-                if (judge_target(d, d->work.targets[i], in, &d->work.agreement[d->work.nr_agreement]) == 0)
+        for (size_t i = 0; i < d->work.nr_targets; i++) {
+                struct damon_agreement *ag = &d->work.agreement[d->work.nr_agreement];
+                const struct dp_snapshot_target *t = snapshot_target(&d->snap, d->work.targets[i]);
+
+                ag->pid = d->work.targets[i];
+                if (t && dp_damon_target_agreement(d->work.rows, d->work.nr_rows, ag->pid, &d->snap, t,
+                                                   HINT_GRANULE_GAP, &ag->a) == 0)
                         d->work.nr_agreement++;
+        }
 }
 
 static void read_back(struct damon_thread *d) {
@@ -559,7 +537,7 @@ static void read_back(struct damon_thread *d) {
                 d->work.rows_cap = k;
         }
         d->work.nr_rows = dp_damon_view_build(in, k, d->work.targets, d->work.nr_targets, &d->snap, d->work.rows);
-        judge_agreement(d, in);
+        judge_agreement(d);
 }
 
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)

@@ -284,6 +284,32 @@ START_TEST(test_granules_small_window_in_touched_span) {
 }
 END_TEST
 
+/* damonctl's agreement: DAMON's hot rows of the target against its sampled
+ * hot granules; another target's rows do not count. */
+START_TEST(test_target_agreement) {
+        struct dp_snapshot_granule g[10];
+        struct dp_snapshot_target t = { .tgid = 7, .start = 0, .end = 1000 * G, .nr_granules = 10 };
+        struct dp_tracker_snapshot snap = { .targets = &t, .nr_targets = 1, .granules = g, .nr_granules = 10 };
+        const struct dp_damon_view_row rows[] = {
+                { .pid = 7, .start = 0, .end = 100 * G, .damon_nr_accesses = 0 },
+                { .pid = 7, .start = 100 * G, .end = 120 * G, .damon_nr_accesses = 8 },
+                { .pid = 7, .start = 120 * G, .end = 1000 * G, .damon_nr_accesses = 1 },
+                { .pid = 9, .start = 500 * G, .end = 600 * G, .damon_nr_accesses = 20 },
+        };
+        struct dp_damon_agreement a;
+
+        for (size_t i = 0; i < 10; i++)
+                g[i] = granule(100 + i, 800);
+        ck_assert_int_eq(dp_damon_target_agreement(rows, DP_ARRAY_SIZE(rows), 7, &snap, &t, 4 * G, &a), 0);
+        ck_assert_uint_eq(a.max_nr_accesses, 8);
+        ck_assert_uint_eq(a.hot_bytes, 20 * G);
+        ck_assert_uint_eq(a.ref_bytes, 10 * G);
+        ck_assert_double_eq_tol(a.precision, 0.5, 1e-9);
+        ck_assert_double_eq_tol(a.recall, 1.0, 1e-9);
+        ck_assert_uint_eq(a.chunks_found, 1);
+}
+END_TEST
+
 static Suite *damon_hints_suite(void) {
         Suite *s = suite_create("damon-hints");
         TCase *tc = tcase_create("core");
@@ -299,6 +325,7 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_granules_none);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
         tcase_add_test(tc, test_granules_small_window_in_touched_span);
+        tcase_add_test(tc, test_target_agreement);
         suite_add_tcase(s, tc);
         return s;
 }

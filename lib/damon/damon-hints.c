@@ -346,3 +346,24 @@ int dp_damon_hints_merge(const struct dp_range *damon, size_t nd, const struct d
         *ret_added = added;
         return 0;
 }
+
+int dp_damon_target_agreement(const struct dp_damon_view_row *rows, size_t n, uint32_t pid,
+                              const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t,
+                              uint64_t max_gap, struct dp_damon_agreement *ret) {
+        _cleanup_free_ struct dp_damon_view_input *in = calloc(n ?: 1, sizeof(*in));
+        _cleanup_free_ struct dp_range *hot = calloc(t->nr_granules ?: 1, sizeof(*hot));
+        size_t k = 0;
+        int nh;
+
+        if (!in || !hot)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].pid == pid)
+                        in[k++] = (struct dp_damon_view_input) {
+                                .start = rows[i].start, .end = rows[i].end, .nr_accesses = rows[i].damon_nr_accesses,
+                        };
+        nh = dp_damon_sampled_hot(&snap->granules[t->first_granule], t->nr_granules, t->start, t->end, max_gap, hot);
+        if (nh < 0)
+                return nh;
+        return dp_damon_agree(in, k, hot, (size_t) nh, (struct dp_range) { t->start, t->end }, ret);
+}

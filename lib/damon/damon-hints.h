@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "damon-agree.h"
+#include "damon-view.h"
 #include "range.h"
 #include "tracker.h"
 
@@ -97,3 +99,11 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
 int dp_damon_hints_merge(const struct dp_range *damon, size_t nd, const struct dp_range *hint, size_t nh,
                          uint64_t tolerance, size_t max_out, struct dp_range *out, size_t *ret_n,
                          size_t *ret_added);
+
+/* How DAMON's regions of @pid among @rows (a read-back, as
+ * dp_damon_view_build() joins it) agree with the ranges that @t's granules
+ * in @snap call hot (dp_damon_sampled_hot() with @max_gap): what
+ * damonctl damon shows.  -ENOMEM, or dp_damon_agree()'s errors. */
+int dp_damon_target_agreement(const struct dp_damon_view_row *rows, size_t n, uint32_t pid,
+                              const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t,
+                              uint64_t max_gap, struct dp_damon_agreement *ret);
