@@ -150,9 +150,9 @@ static const char *damon_role_json(enum dp_damon_role role) {
 }
 
 static int damon_view_to_json(const struct damon_view *v, void *userdata) {
-        json_t **ret = userdata, *o, *errors, *targets, *regions;
+        json_t **ret = userdata, *o, *errors, *targets, *regions, *agreement;
 
-        o = json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}",
+        o = json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",
                       "role", damon_role_json(v->role), "reason", v->reason, "running", v->running,
                       "commits", (json_int_t) v->commits, "commits_skipped", (json_int_t) v->commits_skipped,
                       "goal_feeds", (json_int_t) v->goal_feeds, "read_backs", (json_int_t) v->read_backs,
@@ -160,7 +160,7 @@ static int damon_view_to_json(const struct damon_view *v, void *userdata) {
                       "last_commit_usec", (json_int_t) v->last_commit_usec,
                       "max_nr_accesses", (json_int_t) v->max_nr_accesses,
                       "errors", errors = json_array(), "targets", targets = json_array(),
-                      "regions", regions = json_array());
+                      "regions", regions = json_array(), "agreement", agreement = json_array());
         if (!o)
                 return -ENOMEM;
         if (v->kdamond >= 0) {
@@ -190,6 +190,15 @@ static int damon_view_to_json(const struct damon_view *v, void *userdata) {
                                                               : json_null(),
                         "pmu_bytes", (json_int_t) row->pmu_bytes));
         }
+        for (size_t i = 0; i < v->nr_agreement; i++) {
+                const struct dp_damon_agreement *a = &v->agreement[i].a;
+
+                json_array_append_new(agreement, json_pack(
+                        "{s:I,s:f,s:f,s:I,s:I,s:I,s:I}", "target", (json_int_t) v->agreement[i].pid,
+                        "precision", a->precision, "recall", a->recall,
+                        "damon_hot_bytes", (json_int_t) a->hot_bytes, "pmu_hot_bytes", (json_int_t) a->ref_bytes,
+                        "pmu_hot_ranges", (json_int_t) a->nr_chunks, "ranges_found", (json_int_t) a->chunks_found));
+        }
         *ret = o;
         return 0;
 }
@@ -198,10 +207,10 @@ json_t *api_get_damon_view(struct manager *m) {
         json_t *reply = NULL;
 
         if (!m->damon)
-                return json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:[],s:[],s:i,s:i,s:i,s:[]}", "role", "off",
+                return json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:[],s:[],s:i,s:i,s:i,s:[],s:[]}", "role", "off",
                                  "reason", "not started", "running", 0, "commits", 0, "commits_skipped", 0,
                                  "goal_feeds", 0, "read_backs", 0, "errors", "targets", "hot_fraction", 0,
-                                 "last_commit_usec", 0, "max_nr_accesses", 0, "regions");
+                                 "last_commit_usec", 0, "max_nr_accesses", 0, "regions", "agreement");
         if (damon_thread_with_view(m->damon, damon_view_to_json, &reply) < 0)
                 return NULL;
         return reply;

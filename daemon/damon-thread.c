@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -25,6 +26,12 @@
 
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
+/* Hot granules this close are one hot range: a few granules of a hot area
+ * that went unsampled for a while do not split it. */
+#define HINT_GRANULE_GAP (256 * 1024)
+/* DAMON's edge this close to a sampled boundary is that boundary: a
+ * granule's width, the samples' own precision. */
+#define MERGE_TOLERANCE DP_SKETCH_GRANULE
 #define BACKOFF_MAX_USEC (60 * 1000000ull)
 /* DAMON's sysfs answers EBUSY while another writer holds its lock (someone
  * turning a kdamond on or off, another tool's command): that passes in
@@ -33,6 +40,11 @@
  * DAMON_LRU_SORT holding DAMON, say) and backs off like any failure. */
 #define BUSY_RETRY_USEC (200 * 1000ull)
 #define BUSY_PASSES_MAX 10
+/* A read-back torn by another reader is read again at once, this often;
+ * one (or a commit) that met another reader's request waits this long
+ * before each try. */
+#define READ_BACK_TRIES 3
+#define READ_BACK_BUSY_WAIT_NSEC (30 * 1000 * 1000L)
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
 
@@ -91,7 +103,9 @@ static void note_failure(struct damon_thread *d, const char *step, int error) {
 
         error = error < 0 ? -error : error;
         v->errors++;
-        if (error == EBUSY && d->busy_passes < BUSY_PASSES_MAX)
+        /* Torn read-backs are DAMON's sysfs being busy too, not a fault of ours. */
+        if ((error == EBUSY || (strcmp(step, "read-back") == 0 && (error == ENOENT || error == ENODEV))) &&
+            d->busy_passes < BUSY_PASSES_MAX)
                 d->busy = true;
         else
                 d->failures++;
@@ -214,6 +228,8 @@ struct hint_set {
         struct dp_damon_target_hint targets[DAMON_VIEW_MAX_TARGETS];
         struct dp_range *ranges[DAMON_VIEW_MAX_TARGETS];                /* the layouts */
         struct dp_damon_range *damon_ranges[DAMON_VIEW_MAX_TARGETS];    /* the same, as the commit takes them */
+        struct dp_range *pure[DAMON_VIEW_MAX_TARGETS];  /* the hint itself, when merged into DAMON's layout */
+        size_t nr_pure[DAMON_VIEW_MAX_TARGETS];
         size_t n;
 };
 
@@ -221,6 +237,7 @@ static void hint_set_done(struct hint_set *h) {
         for (size_t i = 0; i < h->n; i++) {
                 free(h->ranges[i]);
                 free(h->damon_ranges[i]);
+                free(h->pure[i]);
         }
         h->n = 0;
 }
@@ -232,18 +249,24 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
 
         for (size_t i = 0; i < n; i++) {
                 const struct dp_snapshot_target *t = snapshot_target(&d->snap, pids[i]);
-                size_t k = h->n, nr;
+                size_t k = h->n, nr, room;
                 int r;
 
                 if (!t || t->nr_regions == 0)
                         continue;
-                h->ranges[k] = calloc(t->nr_regions, sizeof(*h->ranges[k]));
-                h->damon_ranges[k] = calloc(t->nr_regions, sizeof(*h->damon_ranges[k]));
+                room = DP_MAX(t->nr_regions, budget);
+                h->ranges[k] = calloc(room, sizeof(*h->ranges[k]));
+                h->damon_ranges[k] = calloc(room, sizeof(*h->damon_ranges[k]));
                 h->n++;         /* hint_set_done() frees what was allocated */
                 if (!h->ranges[k] || !h->damon_ranges[k])
                         return -ENOMEM;
-                r = dp_damon_hints_build(&d->snap.regions[t->first_region], t->nr_regions,
-                                         d->snap.max_nr_accesses, budget, h->ranges[k], &nr);
+                /* Where the samples fall, exactly; the adaptive regions'
+                 * layout only while no granule is hot. */
+                r = dp_damon_hints_from_granules(&d->snap.granules[t->first_granule], t->nr_granules, t->start,
+                                                 t->end, HINT_GRANULE_GAP, budget, h->ranges[k], &nr);
+                if (r == -ENODATA)
+                        r = dp_damon_hints_build(&d->snap.regions[t->first_region], t->nr_regions,
+                                                 d->snap.max_nr_accesses, budget, h->ranges[k], &nr);
                 if (r < 0)
                         return r;
                 for (size_t j = 0; j < nr; j++)
@@ -257,25 +280,107 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
         return 0;
 }
 
-static bool hints_changed(const struct damon_thread *d, const struct hint_set *h) {
+/* DAMON's regions of @pid in the last read-back, into @out (room for
+ * d->work.nr_rows); their count. */
+static size_t view_ranges(const struct damon_thread *d, uint32_t pid, struct dp_range *out) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->work.nr_rows; i++)
+                if (d->work.rows[i].pid == pid)
+                        out[n++] = (struct dp_range) { d->work.rows[i].start, d->work.rows[i].end };
+        return n;
+}
+
+/*
+ * Turns hint @k into DAMON's own layout with the hint's missing boundaries
+ * added (dp_damon_hints_merge()), so that a commit keeps DAMON's finer
+ * split and the counts of every region it leaves whole.  Returns how many
+ * boundaries were missing (0: DAMON has them all), or -E2BIG/-ENODATA when
+ * the hint should be committed as it is (no read-back of this target yet,
+ * or the merge exceeds the budget).
+ */
+static int merge_with_view(const struct damon_thread *d, struct hint_set *h, size_t k, size_t budget) {
+        const struct dp_damon_target_hint *t = &h->targets[k];
+        _cleanup_free_ struct dp_range *view = calloc(d->work.nr_rows ?: 1, sizeof(*view));
+        struct dp_range *merged;
+        struct dp_damon_range *as_damon;
+        size_t nv, n, added;
+        int r;
+
+        if (!view)
+                return -ENOMEM;
+        nv = view_ranges(d, t->pid, view);
+        if (nv == 0)
+                return -ENODATA;
+        merged = calloc(nv + 2 * t->nr_regions, sizeof(*merged));
+        as_damon = calloc(nv + 2 * t->nr_regions, sizeof(*as_damon));
+        if (!merged || !as_damon) {
+                free(merged);
+                free(as_damon);
+                return -ENOMEM;
+        }
+        r = dp_damon_hints_merge(view, nv, h->ranges[k], t->nr_regions, MERGE_TOLERANCE, budget, merged, &n,
+                                 &added);
+        if (r < 0) {
+                free(merged);
+                free(as_damon);
+                return r;
+        }
+        for (size_t j = 0; j < n; j++)
+                as_damon[j] = (struct dp_damon_range) { merged[j].start, merged[j].end };
+        h->pure[k] = h->ranges[k];
+        h->nr_pure[k] = t->nr_regions;
+        free(h->damon_ranges[k]);
+        h->ranges[k] = merged;
+        h->damon_ranges[k] = as_damon;
+        h->targets[k].regions = as_damon;
+        h->targets[k].nr_regions = n;
+        return (int) DP_MIN(added, (size_t) INT_MAX);
+}
+
+/* With DAMON running the same targets: each hint merged into DAMON's own
+ * layout; true if some boundary was missing, false if nothing needs a
+ * commit.  A target that cannot be merged counts as changed when its hint
+ * differs from the last one committed. */
+static bool merged_needs_commit(struct damon_thread *d, struct hint_set *h) {
+        size_t budget = DP_MAX(d->max_nr_regions / DP_MAX(h->n, (size_t) 1), (size_t) 3);
+        bool needed = false;
+
+        for (size_t i = 0; i < h->n; i++) {
+                bool differs = dp_damon_hints_differ(d->committed[i].ranges, d->committed[i].nr, h->ranges[i],
+                                                     h->targets[i].nr_regions, HINT_TOLERANCE);
+                int r = merge_with_view(d, h, i, budget);
+
+                needed |= r > 0 || (r < 0 && differs);
+        }
+        return needed;
+}
+
+static bool same_targets(const struct damon_thread *d, const struct hint_set *h) {
         if (h->n != d->nr_committed)
-                return true;
+                return false;
         for (size_t i = 0; i < h->n; i++)
-                if (h->targets[i].pid != d->committed[i].pid ||
-                    dp_damon_hints_differ(d->committed[i].ranges, d->committed[i].nr, h->ranges[i],
-                                          h->targets[i].nr_regions, HINT_TOLERANCE))
-                        return true;
-        return false;
+                if (h->targets[i].pid != d->committed[i].pid)
+                        return false;
+        return true;
 }
 
 /* Takes the hint set's layouts as the committed ones. */
 static void remember_committed(struct damon_thread *d, struct hint_set *h) {
         committed_clear(d);
+        /* The hint, not the merged layout: the next hint is compared with it. */
         for (size_t i = 0; i < h->n; i++) {
+                bool merged = h->pure[i] != NULL;
+
                 d->committed[i] = (struct committed_target) {
-                        .pid = h->targets[i].pid, .ranges = h->ranges[i], .nr = h->targets[i].nr_regions,
+                        .pid = h->targets[i].pid,
+                        .ranges = merged ? h->pure[i] : h->ranges[i],
+                        .nr = merged ? h->nr_pure[i] : h->targets[i].nr_regions,
                 };
-                h->ranges[i] = NULL;
+                if (merged)
+                        h->pure[i] = NULL;
+                else
+                        h->ranges[i] = NULL;
         }
         d->nr_committed = h->n;
         d->work.nr_targets = h->n;
@@ -322,7 +427,7 @@ static void commit_hints(struct damon_thread *d) {
         }
         if (h.n == 0)
                 goto out;       /* nothing sampled yet: DAMON would have no target */
-        if (d->have_state && d->work.running && !hints_changed(d, &h)) {
+        if (d->have_state && d->work.running && same_targets(d, &h) && !merged_needs_commit(d, &h)) {
                 d->work.commits_skipped++;
                 goto out;
         }
@@ -330,7 +435,15 @@ static void commit_hints(struct damon_thread *d) {
         if (d->decision.role == DP_DAMON_ROLE_OWNED && !d->have_state)
                 r = start_owned(d, &h);
         else
-                r = dp_damon_commit_hints(d->fs, &d->state, d->config.damon_state_file, h.targets, h.n);
+                /* Another reader's request holds DAMON's command slot for up
+                 * to an aggregation (EBUSY): wait a moment and commit again. */
+                for (int tries = 0;; tries++) {
+                        r = dp_damon_commit_hints(d->fs, &d->state, d->config.damon_state_file, h.targets, h.n);
+                        if (r != -EBUSY || tries >= READ_BACK_TRIES)
+                                break;
+                        dp_damon_fs_clear_error(d->fs);
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
+                }
         for (size_t i = 0; i < h.n; i++)
                 DP_PROBE4(damon_commit, d->decision.kdamond, h.targets[i].pid, h.targets[i].nr_regions, r);
         if (r < 0) {
@@ -360,6 +473,21 @@ static void feed_goal(struct damon_thread *d) {
                 d->work.goal_feeds++;
 }
 
+/* For each DAMON target, how its hot regions agree with the sampled ones:
+ * what an operator looks at to see whether the hints help. */
+static void judge_agreement(struct damon_thread *d) {
+        d->work.nr_agreement = 0;
+        for (size_t i = 0; i < d->work.nr_targets; i++) {
+                struct damon_agreement *ag = &d->work.agreement[d->work.nr_agreement];
+                const struct dp_snapshot_target *t = snapshot_target(&d->snap, d->work.targets[i]);
+
+                ag->pid = d->work.targets[i];
+                if (t && dp_damon_target_agreement(d->work.rows, d->work.nr_rows, ag->pid, &d->snap, t,
+                                                   HINT_GRANULE_GAP, &ag->a) == 0)
+                        d->work.nr_agreement++;
+        }
+}
+
 static void read_back(struct damon_thread *d) {
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
         _cleanup_free_ struct dp_damon_view_input *in = NULL;
@@ -368,7 +496,18 @@ static void read_back(struct damon_thread *d) {
 
         if (!d->work.running)
                 return;
-        r = dp_damon_read_tried(d->fs, d->decision.kdamond, d->decision.context, &tried, &n);
+        /* Another reader's update_schemes_tried_regions rebuilds the
+         * directory under us (ENOENT, ENODEV): read again at once.  Its
+         * request holds DAMON's command slot until the kdamond answers,
+         * within an aggregation (EBUSY): wait a moment and ask again. */
+        for (int tries = 0;; tries++) {
+                r = dp_damon_read_tried(d->fs, d->decision.kdamond, d->decision.context, &tried, &n);
+                if (r >= 0 || (r != -ENOENT && r != -ENODEV && r != -EBUSY) || tries >= READ_BACK_TRIES)
+                        break;
+                dp_damon_fs_clear_error(d->fs);
+                if (r == -EBUSY)
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
+        }
         if (r < 0) {
                 note_failure(d, "read-back", r);
                 return;
@@ -398,6 +537,7 @@ static void read_back(struct damon_thread *d) {
                 d->work.rows_cap = k;
         }
         d->work.nr_rows = dp_damon_view_build(in, k, d->work.targets, d->work.nr_targets, &d->snap, d->work.rows);
+        judge_agreement(d);
 }
 
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)
@@ -585,6 +725,10 @@ static uint64_t next_wait_usec(const struct damon_thread *d) {
 
         if (d->busy)
                 return DP_MIN(wait, BUSY_RETRY_USEC);
+        /* No kdamond of ours yet: start it as soon as the samples name a
+         * target, an aggregation after, not a hint interval. */
+        if (d->decision.role == DP_DAMON_ROLE_OWNED && !d->have_state && d->failures == 0)
+                return DP_MIN(wait, d->config.aggr_interval_us);
 
         for (unsigned i = 0; i < d->failures && wait < BACKOFF_MAX_USEC; i++)
                 wait *= 2;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "damon-agree.h"
 #include "damon-control.h"
 #include "damon-view.h"
 #include "tracker-thread.h"
@@ -36,6 +37,13 @@ struct damon_cause {
 
 /* What the thread publishes: its role, its counters, and DAMON's regions
  * beside the PMU's. */
+/* How DAMON's hot regions of one target agree with the ranges its samples
+ * call hot (dp_damon_agree(): the value benchmark's figures). */
+struct damon_agreement {
+        uint32_t pid;
+        struct dp_damon_agreement a;
+};
+
 struct damon_view {
         enum dp_damon_role role;
         char reason[256];
@@ -52,6 +60,8 @@ struct damon_view {
         uint32_t max_nr_accesses;       /* the PMU side's scale */
         struct dp_damon_view_row *rows;
         size_t nr_rows, rows_cap;
+        struct damon_agreement agreement[DAMON_VIEW_MAX_TARGETS];
+        size_t nr_agreement;
 };
 
 struct damon_thread;

@@ -162,6 +162,154 @@ START_TEST(test_pick_targets_and_hot_fraction) {
 }
 END_TEST
 
+
+#define G DP_SKETCH_GRANULE
+
+static struct dp_snapshot_granule granule(uint64_t index, uint32_t weight) {
+        return (struct dp_snapshot_granule) { .start = index * G, .tgid = 7, .weight = weight };
+}
+
+/* Two hot chunks far apart in a sparse span, one with an unsampled granule
+ * inside, and a lightly sampled granule: the layout outlines both chunks
+ * exactly and covers the span whole. */
+START_TEST(test_granules_outline_chunks) {
+        struct dp_snapshot_granule g[] = {
+                granule(100, 900), granule(101, 800), granule(103, 1000), granule(104, 700),  /* 102 unsampled */
+                granule(5000, 60),                                                          /* a stray sample, cold */
+                granule(9000, 900), granule(9001, 1200),
+        };
+        struct dp_range out[16];
+        size_t n = 0;
+
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, DP_ARRAY_SIZE(g), 10 * G, 20000 * G, 4 * G, 16, out, &n), 0);
+        ck_assert_uint_eq(n, 5);
+        ck_assert_uint_eq(out[0].start, 10 * G);
+        ck_assert_uint_eq(out[1].start, 100 * G);
+        ck_assert_uint_eq(out[1].end, 105 * G);
+        ck_assert_uint_eq(out[3].start, 9000 * G);
+        ck_assert_uint_eq(out[3].end, 9002 * G);
+        ck_assert_uint_eq(out[4].end, 20000 * G);
+        ck_assert(dp_ranges_are_sorted_disjoint(out, n));
+        for (size_t i = 1; i < n; i++)
+                ck_assert_uint_eq(out[i].start, out[i - 1].end);        /* nothing left out */
+}
+END_TEST
+
+/* More hot chunks than the budget holds: the closest are bridged, the
+ * layout stays within it; a hot range at the span's edge has no cold one
+ * beyond it. */
+START_TEST(test_granules_fit_budget) {
+        struct dp_snapshot_granule g[8];
+        struct dp_range out[5];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 8; i++)
+                g[i] = granule(i < 4 ? 10 * i : 1000 + 10 * i, 500);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 8, 0, 2000 * G, 0, 5, out, &n), 0);
+        ck_assert_uint_le(n, 5);
+        ck_assert_uint_eq(out[0].start, 0);                     /* the first chunk starts the span: hot */
+        ck_assert_uint_eq(out[0].end, 31 * G);                  /* the four low chunks, bridged */
+        ck_assert_uint_eq(out[1].start, 31 * G);
+        ck_assert_uint_eq(out[2].start, 1040 * G);
+        ck_assert_uint_eq(out[2].end, 1071 * G);
+        ck_assert_uint_eq(out[n - 1].end, 2000 * G);
+}
+END_TEST
+
+START_TEST(test_granules_none) {
+        struct dp_snapshot_granule g[] = { granule(100, 500) };
+        struct dp_range out[4];
+        size_t n = 0;
+
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        /* Outside the span. */
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 1000 * G, 0, 2, out, &n), -EINVAL);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 10, 10, 0, 4, out, &n), -EINVAL);
+}
+END_TEST
+
+/* DAMON's finer split stays; only the hint's missing inner boundaries are
+ * added; the hint's outer bounds and boundaries in DAMON's gaps are not. */
+START_TEST(test_merge_adds_missing_boundaries) {
+        const struct dp_range damon[] = { { 0, 100 * G }, { 100 * G, 300 * G }, { 500 * G, 900 * G } };
+        /* hot [150,160) inside DAMON's second region; hot [310,320) in DAMON's
+         * gap; hot [600,700) whose start DAMON lacks and whose end it lacks too. */
+        const struct dp_range hint[] = { { 0, 150 * G }, { 150 * G, 160 * G }, { 160 * G, 310 * G },
+                                         { 310 * G, 320 * G }, { 320 * G, 600 * G }, { 600 * G, 700 * G },
+                                         { 700 * G, 1000 * G } };
+        struct dp_range out[3 + 2 * 7];
+        size_t n = 0, added = 0;
+
+        ck_assert_int_eq(dp_damon_hints_merge(damon, 3, hint, 7, 0, 100, out, &n, &added), 0);
+        ck_assert_uint_eq(added, 4);
+        ck_assert_uint_eq(n, 7);
+        ck_assert_uint_eq(out[0].end, 100 * G);         /* DAMON's own split kept */
+        ck_assert_uint_eq(out[1].end, 150 * G);
+        ck_assert_uint_eq(out[2].end, 160 * G);
+        ck_assert_uint_eq(out[3].end, 300 * G);
+        ck_assert_uint_eq(out[4].start, 500 * G);       /* the gap stays DAMON's */
+        ck_assert_uint_eq(out[4].end, 600 * G);
+        ck_assert_uint_eq(out[5].end, 700 * G);
+        ck_assert_uint_eq(out[6].end, 900 * G);
+
+        /* Merging again finds nothing missing: no commit. */
+        struct dp_range again[3 + 2 * 7 + 2 * 7];
+        ck_assert_int_eq(dp_damon_hints_merge(out, n, hint, 7, 0, 100, again, &n, &added), 0);
+        ck_assert_uint_eq(added, 0);
+        ck_assert_uint_eq(n, 7);
+        /* With a tolerance of 60 granules, 150 and 160 lie near enough to
+         * DAMON's edge at 100; 600 and 700 are still missing. */
+        ck_assert_int_eq(dp_damon_hints_merge(damon, 3, hint, 7, 60 * G, 100, out, &n, &added), 0);
+        ck_assert_uint_eq(added, 2);
+        /* Over the budget. */
+        ck_assert_int_eq(dp_damon_hints_merge(damon, 3, hint, 7, 0, 5, out, &n, &added), -E2BIG);
+}
+END_TEST
+
+/* A small hot window in a large span the process touched once: the touched
+ * granules still weigh something, but far less than the window's; the
+ * window alone is hot. */
+START_TEST(test_granules_small_window_in_touched_span) {
+        struct dp_snapshot_granule g[210];
+        struct dp_range out[8];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 210; i++)
+                g[i] = granule(1000 + i, i >= 100 && i < 110 ? 9000 : 1000);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 210, 1000 * G, 1210 * G, 4 * G, 8, out, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(out[1].start, 1100 * G);
+        ck_assert_uint_eq(out[1].end, 1110 * G);
+}
+END_TEST
+
+/* damonctl's agreement: DAMON's hot rows of the target against its sampled
+ * hot granules; another target's rows do not count. */
+START_TEST(test_target_agreement) {
+        struct dp_snapshot_granule g[10];
+        struct dp_snapshot_target t = { .tgid = 7, .start = 0, .end = 1000 * G, .nr_granules = 10 };
+        struct dp_tracker_snapshot snap = { .targets = &t, .nr_targets = 1, .granules = g, .nr_granules = 10 };
+        const struct dp_damon_view_row rows[] = {
+                { .pid = 7, .start = 0, .end = 100 * G, .damon_nr_accesses = 0 },
+                { .pid = 7, .start = 100 * G, .end = 120 * G, .damon_nr_accesses = 8 },
+                { .pid = 7, .start = 120 * G, .end = 1000 * G, .damon_nr_accesses = 1 },
+                { .pid = 9, .start = 500 * G, .end = 600 * G, .damon_nr_accesses = 20 },
+        };
+        struct dp_damon_agreement a;
+
+        for (size_t i = 0; i < 10; i++)
+                g[i] = granule(100 + i, 800);
+        ck_assert_int_eq(dp_damon_target_agreement(rows, DP_ARRAY_SIZE(rows), 7, &snap, &t, 4 * G, &a), 0);
+        ck_assert_uint_eq(a.max_nr_accesses, 8);
+        ck_assert_uint_eq(a.hot_bytes, 20 * G);
+        ck_assert_uint_eq(a.ref_bytes, 10 * G);
+        ck_assert_double_eq_tol(a.precision, 0.5, 1e-9);
+        ck_assert_double_eq_tol(a.recall, 1.0, 1e-9);
+        ck_assert_uint_eq(a.chunks_found, 1);
+}
+END_TEST
+
 static Suite *damon_hints_suite(void) {
         Suite *s = suite_create("damon-hints");
         TCase *tc = tcase_create("core");
@@ -172,6 +320,12 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_build_rejects_bad_input);
         tcase_add_test(tc, test_differ);
         tcase_add_test(tc, test_pick_targets_and_hot_fraction);
+        tcase_add_test(tc, test_granules_outline_chunks);
+        tcase_add_test(tc, test_granules_fit_budget);
+        tcase_add_test(tc, test_granules_none);
+        tcase_add_test(tc, test_merge_adds_missing_boundaries);
+        tcase_add_test(tc, test_granules_small_window_in_touched_span);
+        tcase_add_test(tc, test_target_agreement);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -114,12 +114,16 @@ static json_t *damon_view_json(bool broken) {
                                                          "pmu_nr_accesses", 20 - 20 * i, "pmu_samples",
                                                          i ? json_null() : json_integer(640),
                                                          "pmu_bytes", (json_int_t) 0x100000));
-        return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i,s:s}],s:[i],s:i,s:I,s:i,s:o}",
+        return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i,s:s}],s:[i],s:i,s:I,s:i,s:o,"
+                         "s:[{s:i,s:f,s:f,s:I,s:I,s:i,s:i}]}",
                          "role", "owned", "reason", "no kdamond existed", "kdamond", 0, "context", 0, "running", 1,
                          "commits", 7, "commits_skipped", 23, "goal_feeds", 0, "read_backs", broken ? -1 : 30,
                          "errors", "step", "commit", "errno", 16, "count", 2, "path", "/sys/kernel/mm/damon/admin/kdamonds/0/state", "targets", 42, "hot_fraction", 5000,
                          "last_commit_usec", (json_int_t) 1700000000000000, "max_nr_accesses", 20,
-                         broken ? "regionz" : "regions", regions);
+                         broken ? "regionz" : "regions", regions,
+                         "agreement", "target", 42, "precision", 0.75, "recall", 0.5, "damon_hot_bytes",
+                         (json_int_t) 0x100000, "pmu_hot_bytes", (json_int_t) 0x180000, "pmu_hot_ranges", 3,
+                         "ranges_found", 2);
 }
 
 static json_t *event_json(int i, bool samples) {
@@ -493,6 +497,9 @@ START_TEST(test_damon_view) {
         /* A PMU count the daemon does not know (null) is "-", not 0. */
         assert_contains(r.out, "│ 0x7f0000100000 │ 0x7f0000200000 │ 1.0 MiB │     2 │ █          │   0 │            │       - │   4 │");
         assert_contains(r.out, "2 regions as DAMON reports them");
+        /* How DAMON's hot regions agree with the sampled ones. */
+        assert_contains(r.out, "Agreement, target 42: DAMON calls 1.0 MiB hot, the samples 1.5 MiB in 3 ranges; "
+                               "precision 0.75, recall 0.50, 2 of 3 ranges found\n");
         log = slurp(f.log);
         assert_contains(log, "{\"method\":\"io.damon.perfd.GetDamonView\"}\n");
         run_done(&r);

@@ -61,8 +61,9 @@ START_TEST(test_our_interface) {
                 errors += iface->members[i].kind == DP_VARLINK_MEMBER_ERROR;
         }
         ck_assert_uint_eq(methods, 7);
-        ck_assert_uint_eq(types, 11);
+        ck_assert_uint_eq(types, 12);
         ck_assert_uint_eq(errors, 2);
+        ck_assert_ptr_nonnull(dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "DamonAgreement"));
 
         m = dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "Source");
         ck_assert_ptr_nonnull(m);

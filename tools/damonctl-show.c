@@ -372,6 +372,40 @@ static int print_damon_summary(json_t *reply) {
         return CTL_EXIT_OK;
 }
 
+/* Per target, how DAMON's hot regions agree with the sampled hot ranges:
+ * whether the hints help, on this machine.  (A daemon from before the field
+ * sends none: nothing is printed.) */
+static int print_damon_agreement(json_t *reply) {
+        json_t *agreement = json_object_get(reply, "agreement"), *e;
+        size_t i;
+        int k;
+
+        if (!json_is_array(agreement))
+                return CTL_EXIT_OK;
+        json_array_foreach(agreement, i, e) {
+                int64_t target, damon_hot, pmu_hot, ranges, found;
+                char where[32], damon_buf[32], pmu_buf[32];
+                json_t *precision = json_object_get(e, "precision"), *recall = json_object_get(e, "recall");
+
+                snprintf(where, sizeof(where), "agreement[%zu]", i);
+                if ((k = ctl_get_int(e, where, "target", &target)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(e, where, "damon_hot_bytes", &damon_hot)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(e, where, "pmu_hot_bytes", &pmu_hot)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(e, where, "pmu_hot_ranges", &ranges)) != CTL_EXIT_OK ||
+                    (k = ctl_get_int(e, where, "ranges_found", &found)) != CTL_EXIT_OK)
+                        return k;
+                if (!json_is_number(precision) || !json_is_number(recall))
+                        return ctl_bad_reply("GetDamonView.%s: precision and recall must be numbers", where);
+                printf("Agreement, target %" PRIi64 ": DAMON calls %s hot, the samples %s in %" PRIi64
+                       " range%s; precision %.2f, recall %.2f, %" PRIi64 " of %" PRIi64 " ranges found\n",
+                       target, dp_format_bytes((uint64_t) DP_MAX(damon_hot, 0), damon_buf, sizeof(damon_buf)),
+                       dp_format_bytes((uint64_t) DP_MAX(pmu_hot, 0), pmu_buf, sizeof(pmu_buf)), ranges,
+                       ranges == 1 ? "" : "s", json_number_value(precision), json_number_value(recall), found,
+                       ranges);
+        }
+        return CTL_EXIT_OK;
+}
+
 int ctl_damon(struct ctl *ctl) {
         static const char *const headers[] = { "TARGET", "START", "END", "SIZE", "DAMON", "", "PMU", "",
                                                "SAMPLES", "AGE" };
@@ -385,7 +419,7 @@ int ctl_damon(struct ctl *ctl) {
         k = fetch(ctl, "GetDamonView", NULL, &reply);
         if (k != CTL_EXIT_OK || !reply)
                 return k;
-        if ((k = print_damon_summary(reply)) != CTL_EXIT_OK ||
+        if ((k = print_damon_summary(reply)) != CTL_EXIT_OK || (k = print_damon_agreement(reply)) != CTL_EXIT_OK ||
             (k = ctl_get_array(reply, "GetDamonView", "regions", &regions)) != CTL_EXIT_OK ||
             (k = ctl_get_int(reply, "GetDamonView", "max_nr_accesses", &max_nr_accesses)) != CTL_EXIT_OK)
                 goto out;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * damon-perfd-workload: a process with a known hot area and a known cold
- * area, for the demo and the integration tests (the areas: workload-core.h).
+ * area, for the demo and the integration tests (the areas: workload-core.h);
+ * with --shape, one of the value benchmark's workloads (workload-value.h).
  *
- * Prints one JSON line with its pid and both areas, then runs until
+ * Prints one JSON line with its pid and its areas, then runs until
  * --seconds pass or it is signalled.
  */
 #include <getopt.h>
@@ -15,6 +16,7 @@
 
 #include "parse-util.h"
 #include "workload-core.h"
+#include "workload-value.h"
 
 static volatile sig_atomic_t stop;
 
@@ -33,13 +35,90 @@ static size_t parse_size_mib(const char *s, const char *what) {
         return (size_t) v << 20;
 }
 
+static double parse_number(const char *s, const char *what, double min) {
+        double v;
+
+        if (dp_parse_double(s, &v) < 0 || v < min) {
+                fprintf(stderr, "workload: --%s wants a number >= %g, got '%s'\n", what, min, s);
+                exit(EXIT_FAILURE);
+        }
+        return v;
+}
+
+enum {
+        OPT_SHAPE = 0x100, OPT_SPAN, OPT_WINDOW, OPT_WINDOW_AT, OPT_MOVE_TO, OPT_MOVE_AFTER, OPT_CHUNKS,
+        OPT_COLD_CHUNKS, OPT_CHUNK_KIB, OPT_SEED, OPT_TOUCH_MS, OPT_FAULTS, OPT_OBSERVE, OPT_OBSERVE_MS,
+};
+
+/* The value benchmark's options (workload-value.h); false if @c is none of them. */
+static bool parse_value_option(int c, const char *arg, struct value_workload *w) {
+        switch (c) {
+        case OPT_SHAPE: w->shape = arg; break;
+        case OPT_SPAN: w->span_bytes = parse_size_mib(arg, "span-mib"); break;
+        case OPT_WINDOW: w->window_bytes = parse_size_mib(arg, "window-mib"); break;
+        case OPT_WINDOW_AT: w->window_at = (uint64_t) parse_number(arg, "window-at-mib", 0) << 20; break;
+        case OPT_MOVE_TO: w->move_to = (uint64_t) parse_number(arg, "move-to-mib", 0) << 20; break;
+        case OPT_MOVE_AFTER: w->move_after_s = parse_number(arg, "move-after", 0); break;
+        case OPT_CHUNKS: w->nr_chunks = (unsigned) parse_number(arg, "chunks", 1); break;
+        case OPT_COLD_CHUNKS: w->nr_cold_chunks = (unsigned) parse_number(arg, "cold-chunks", 0); break;
+        case OPT_CHUNK_KIB: w->chunk_bytes = (uint64_t) parse_number(arg, "chunk-kib", 4) << 10; break;
+        case OPT_SEED: w->seed = (unsigned) parse_number(arg, "seed", 0); break;
+        case OPT_TOUCH_MS: w->touch_ms = parse_number(arg, "touch-ms", 0); break;
+        case OPT_FAULTS: w->faults_per_s = parse_number(arg, "faults-per-s", 0); break;
+        case OPT_OBSERVE: w->observe_dir = arg; break;
+        case OPT_OBSERVE_MS: w->observe_ms = parse_number(arg, "observe-ms", 10); break;
+        default: return false;
+        }
+        return true;
+}
+
+static int run_value(struct value_workload *w) {
+        struct value_observer *o = NULL;
+        int r;
+
+        r = value_map(w);
+        if (r < 0) {
+                fprintf(stderr, "workload: mapping the %s shape: %s\n", w->shape, strerror(-r));
+                return EXIT_FAILURE;
+        }
+        w->t0 = workload_now();
+        value_describe(w);
+        if (w->observe_dir && (r = value_observe_start(w, &o)) < 0) {
+                fprintf(stderr, "workload: starting the observer: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        value_run(w, &stop);
+        value_observe_finish(o);
+        return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "hot-mib", required_argument, NULL, 'h' },
                 { "cold-mib", required_argument, NULL, 'c' },
                 { "seconds", required_argument, NULL, 's' },
                 { "rate", required_argument, NULL, 'r' },
+                { "shape", required_argument, NULL, OPT_SHAPE },
+                { "span-mib", required_argument, NULL, OPT_SPAN },
+                { "window-mib", required_argument, NULL, OPT_WINDOW },
+                { "window-at-mib", required_argument, NULL, OPT_WINDOW_AT },
+                { "move-to-mib", required_argument, NULL, OPT_MOVE_TO },
+                { "move-after", required_argument, NULL, OPT_MOVE_AFTER },
+                { "chunks", required_argument, NULL, OPT_CHUNKS },
+                { "cold-chunks", required_argument, NULL, OPT_COLD_CHUNKS },
+                { "chunk-kib", required_argument, NULL, OPT_CHUNK_KIB },
+                { "seed", required_argument, NULL, OPT_SEED },
+                { "touch-ms", required_argument, NULL, OPT_TOUCH_MS },
+                { "faults-per-s", required_argument, NULL, OPT_FAULTS },
+                { "observe", required_argument, NULL, OPT_OBSERVE },
+                { "observe-ms", required_argument, NULL, OPT_OBSERVE_MS },
                 {}
+        };
+        /* The value shapes' defaults: the moving window and sparse chunks. */
+        struct value_workload w = {
+                .span_bytes = 256u << 20, .window_bytes = 16u << 20, .window_at = 96u << 20,
+                .move_to = 192u << 20, .nr_chunks = 32, .nr_cold_chunks = 32, .chunk_bytes = 2u << 20,
+                .seed = 1, .touch_ms = 20, .faults_per_s = 1000, .observe_ms = 200,
         };
         struct workload_areas a = {
                 .page = (size_t) sysconf(_SC_PAGESIZE),
@@ -70,14 +149,24 @@ int main(int argc, char **argv) {
                         }
                         break;
                 default:
-                        fprintf(stderr, "usage: %s [--hot-mib N] [--cold-mib N] [--seconds S] [--rate PASSES_PER_S]\n",
-                                argv[0]);
+                        if (parse_value_option(c, optarg, &w))
+                                break;
+                        fprintf(stderr, "usage: %s [--hot-mib N] [--cold-mib N] [--seconds S] [--rate PASSES_PER_S]\n"
+                                "       %s --shape window|chunks [--span-mib N] [--window-mib N] [--window-at-mib N]\n"
+                                "          [--move-to-mib N --move-after S] [--chunks N] [--cold-chunks N] [--chunk-kib N]\n"
+                                "          [--seed N] [--touch-ms MS] [--faults-per-s N] [--observe KDAMOND_DIR]\n"
+                                "          [--observe-ms MS] [--seconds S]\n",
+                                argv[0], argv[0]);
                         return EXIT_FAILURE;
                 }
         }
 
         signal(SIGTERM, on_signal);
         signal(SIGINT, on_signal);
+        if (w.shape) {
+                w.seconds = seconds;
+                return run_value(&w);
+        }
 
         r = workload_map(&a);
         if (r < 0) {

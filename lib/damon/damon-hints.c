@@ -214,3 +214,156 @@ uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uin
                 return 0;
         return (uint32_t) ((unsigned __int128) hot * 10000 / total);
 }
+
+static int weight_compare(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* An eighth of the 99th percentile's weight: one granule sampled in a burst
+ * does not make the rest look cold, and a hot area of a few percent of the
+ * sampled granules (a window in a span touched once) still sets the scale. */
+static int hot_threshold(const struct dp_snapshot_granule *g, size_t n, uint32_t *ret) {
+        _cleanup_free_ uint32_t *w = calloc(n, sizeof(*w));
+
+        if (!w)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                w[i] = g[i].weight;
+        qsort(w, n, sizeof(*w), weight_compare);
+        *ret = DP_MAX(w[n * 99 / 100] / 8, 1u);
+        return 0;
+}
+
+/* Hot granules inside [start, end), clustered: a range per run with gaps of
+ * at most @max_gap.  Returns how many were written to @hot (room for @n). */
+static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_t threshold, uint64_t start,
+                          uint64_t end, uint64_t max_gap, struct dp_range *hot) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                uint64_t s = DP_MAX(g[i].start, start), e = DP_MIN(g[i].start + DP_SKETCH_GRANULE, end);
+
+                if (g[i].weight < threshold || e <= s)
+                        continue;
+                if (k > 0 && s <= hot[k - 1].end + max_gap)
+                        hot[k - 1].end = e;
+                else
+                        hot[k++] = (struct dp_range) { s, e };
+        }
+        return k;
+}
+
+int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                         uint64_t max_gap, struct dp_range *out) {
+        uint32_t threshold;
+        int r;
+
+        if (n == 0 || end <= start)
+                return 0;
+        r = hot_threshold(g, n, &threshold);
+        if (r < 0)
+                return r;
+        return (int) cluster_hot(g, n, threshold, start, end, max_gap, out);
+}
+
+int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n) {
+        _cleanup_free_ struct dp_range *hot = NULL;
+        uint32_t threshold;
+        size_t k, o = 0;
+        int r;
+
+        if (!g || !out || max_out < 3 || end <= start)
+                return -EINVAL;
+        if (n == 0)
+                return -ENODATA;
+        r = hot_threshold(g, n, &threshold);
+        if (r < 0)
+                return r;
+        hot = calloc(n, sizeof(*hot));
+        if (!hot)
+                return -ENOMEM;
+        k = cluster_hot(g, n, threshold, start, end, max_gap, hot);
+        if (k == 0)
+                return -ENODATA;
+        r = dp_ranges_fit(hot, k, (max_out - 1) / 2, &k);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < k; i++) {
+                uint64_t cold_start = i == 0 ? start : hot[i - 1].end;
+
+                if (hot[i].start > cold_start)
+                        out[o++] = (struct dp_range) { cold_start, hot[i].start };
+                out[o++] = hot[i];
+        }
+        if (hot[k - 1].end < end)
+                out[o++] = (struct dp_range) { hot[k - 1].end, end };
+        *ret_n = o;
+        return 0;
+}
+
+/* Adds @b as a split of the region being copied (*@cur, from @edge on) if
+ * it lies strictly inside, away from its edges. */
+static bool want_split(uint64_t cut_from, uint64_t region_end, uint64_t b, uint64_t tolerance) {
+        return b > cut_from + tolerance && b + tolerance < region_end;
+}
+
+int dp_damon_hints_merge(const struct dp_range *damon, size_t nd, const struct dp_range *hint, size_t nh,
+                         uint64_t tolerance, size_t max_out, struct dp_range *out, size_t *ret_n,
+                         size_t *ret_added) {
+        size_t o = 0, added = 0, j = 0;
+
+        if ((nd && !dp_ranges_are_sorted_disjoint(damon, nd)) || (nh && !dp_ranges_are_sorted_disjoint(hint, nh)))
+                return -EINVAL;
+        for (size_t i = 0; i < nd; i++) {
+                uint64_t from = damon[i].start;
+
+                /* The hint's boundaries in order: start0, end0, start1, ...; the
+                 * first start and the last end are its outer bounds. */
+                for (; j < 2 * nh; j++) {
+                        uint64_t b = j & 1 ? hint[j / 2].end : hint[j / 2].start;
+
+                        if (j == 0 || j == 2 * nh - 1 || b <= from)
+                                continue;
+                        if (b >= damon[i].end)
+                                break;
+                        if (!want_split(from, damon[i].end, b, tolerance))
+                                continue;
+                        if (o + 1 >= max_out)
+                                return -E2BIG;
+                        out[o++] = (struct dp_range) { from, b };
+                        from = b;
+                        added++;
+                }
+                if (o >= max_out)
+                        return -E2BIG;
+                out[o++] = (struct dp_range) { from, damon[i].end };
+        }
+        *ret_n = o;
+        *ret_added = added;
+        return 0;
+}
+
+int dp_damon_target_agreement(const struct dp_damon_view_row *rows, size_t n, uint32_t pid,
+                              const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t,
+                              uint64_t max_gap, struct dp_damon_agreement *ret) {
+        _cleanup_free_ struct dp_damon_view_input *in = calloc(n ?: 1, sizeof(*in));
+        _cleanup_free_ struct dp_range *hot = calloc(t->nr_granules ?: 1, sizeof(*hot));
+        size_t k = 0;
+        int nh;
+
+        if (!in || !hot)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].pid == pid)
+                        in[k++] = (struct dp_damon_view_input) {
+                                .start = rows[i].start, .end = rows[i].end, .nr_accesses = rows[i].damon_nr_accesses,
+                        };
+        nh = dp_damon_sampled_hot(&snap->granules[t->first_granule], t->nr_granules, t->start, t->end, max_gap, hot);
+        if (nh < 0)
+                return nh;
+        return dp_damon_agree(in, k, hot, (size_t) nh, (struct dp_range) { t->start, t->end }, ret);
+}

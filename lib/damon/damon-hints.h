@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "damon-agree.h"
+#include "damon-view.h"
 #include "range.h"
 #include "tracker.h"
 
@@ -61,3 +63,47 @@ uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uin
 
 /* The snapshot target with @tgid, or NULL. */
 const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker_snapshot *snap, uint32_t tgid);
+
+/*
+ * The hint layout of one target from where its samples fall, exactly: of
+ * its sampled granules @g (ascending), those weighing at least an eighth of
+ * the 99th percentile are hot; hot granules at most @max_gap bytes apart
+ * form one hot range; while more than (@max_out - 1) / 2 ranges remain, the
+ * closest are bridged.  The layout covers [@start, @end) whole, hot ranges
+ * and the cold ranges between them: DAMON clips it to the address space it
+ * monitors (its vaddr update puts back what a commit leaves out, so nothing
+ * is left out).  @out needs room for @max_out ranges.  -EINVAL for bad
+ * arguments (@max_out < 3), -ENODATA when no granule lies inside, -ENOMEM.
+ */
+/* The sampled hot ranges themselves, as the layout above outlines them
+ * (before fitting to a budget): into @out (room for @n); their count, 0
+ * when none, or -ENOMEM. */
+int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                         uint64_t max_gap, struct dp_range *out);
+
+int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
+
+/*
+ * What to commit when DAMON already has a layout: DAMON's own regions
+ * @damon (one target's, ascending, as read back), split at each boundary of
+ * the hint @hint (ascending) that DAMON lacks: one strictly inside a DAMON
+ * region and farther than @tolerance from its edges.  The hint's outer
+ * bounds and boundaries in gaps DAMON does not monitor are not added, so
+ * DAMON keeps its finer split, its counts for every region left whole, and
+ * its own view of the address space.  *@ret_added: boundaries added (0:
+ * nothing worth a commit).  @out needs room for @nd + 2 * @nh.  -E2BIG if
+ * the result would exceed @max_out regions (then commit the hint itself),
+ * -EINVAL for unsorted input.
+ */
+int dp_damon_hints_merge(const struct dp_range *damon, size_t nd, const struct dp_range *hint, size_t nh,
+                         uint64_t tolerance, size_t max_out, struct dp_range *out, size_t *ret_n,
+                         size_t *ret_added);
+
+/* How DAMON's regions of @pid among @rows (a read-back, as
+ * dp_damon_view_build() joins it) agree with the ranges that @t's granules
+ * in @snap call hot (dp_damon_sampled_hot() with @max_gap): what
+ * damonctl damon shows.  -ENOMEM, or dp_damon_agree()'s errors. */
+int dp_damon_target_agreement(const struct dp_damon_view_row *rows, size_t n, uint32_t pid,
+                              const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t,
+                              uint64_t max_gap, struct dp_damon_agreement *ret);

@@ -64,6 +64,7 @@ struct dp_tracker {
         uint64_t next_sample_ns;
         uint64_t next_aggr_epoch;
         uint64_t split_failures;
+        struct dp_sketch sketch;        /* where samples fall, exactly */
 };
 
 void dp_tracker_config_init(struct dp_tracker_config *c) {
@@ -113,7 +114,7 @@ int dp_tracker_new(const struct dp_tracker_config *c, struct dp_tracker **ret) {
                 return -ENOMEM;
         t->slots = calloc(nr_slots, sizeof(*t->slots));
         t->targets = calloc(c->max_targets, sizeof(*t->targets));
-        if (!t->slots || !t->targets) {
+        if (!t->slots || !t->targets || dp_sketch_init(&t->sketch) < 0) {
                 dp_tracker_free(t);
                 return -ENOMEM;
         }
@@ -148,6 +149,7 @@ void dp_tracker_free(struct dp_tracker *t) {
         }
         free(t->targets);
         free(t->slots);
+        dp_sketch_done(&t->sketch);
         free(t);
 }
 
@@ -281,6 +283,7 @@ int dp_tracker_remove_target(struct dp_tracker *t, uint32_t tgid) {
         /* Room for a new target: a stranger skipped at max_targets may be recorded now. */
         t->last_unknown_valid = false;
 
+        dp_sketch_forget(&t->sketch, tgid);
         dp_region_set_done(&target->set);
         free(target);
         return 0;
@@ -435,6 +438,7 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
 
         dp_region_count_sample(region, addr);
         target->sampled_aggr = t->nr_aggregations;
+        dp_sketch_add(&t->sketch, target->tgid, addr);
         return count_access(t, region, s->time);
 
 missed:
@@ -579,6 +583,8 @@ bool dp_tracker_tick(struct dp_tracker *t, uint64_t now_ns) {
                         t->split_failures++;
                 target->aggregated_at = t->nr_aggregations + 1;
         }
+        if (t->nr_aggregations % DP_SKETCH_DECAY_AGGREGATIONS == 0)
+                dp_sketch_decay(&t->sketch);
         t->next_aggr_epoch = t->epoch + t->limits.max_nr_accesses;
         /* The new aggregation starts with the sampling interval now running. */
         t->window_start_ns = t->next_sample_ns - t->config.sample_interval_ns;
@@ -613,6 +619,10 @@ uint64_t dp_tracker_aggregation_due_ns(const struct dp_tracker *t) {
         return t->next_sample_ns + (epochs - 1) * t->config.sample_interval_ns;
 }
 
+uint64_t dp_tracker_sketch_dropped(const struct dp_tracker *t) {
+        return t ? t->sketch.dropped : 0;
+}
+
 uint64_t dp_tracker_split_failures(const struct dp_tracker *t) {
         return t ? t->split_failures : 0;
 }
@@ -624,7 +634,16 @@ static int snapshot_target_compare(const void *a, const void *b) {
 }
 
 /* Room for @nr_targets and @nr_regions; -ENOMEM leaves @snap as it was. */
-static int snapshot_reserve(struct dp_tracker_snapshot *snap, size_t nr_targets, size_t nr_regions) {
+static int snapshot_reserve(struct dp_tracker_snapshot *snap, size_t nr_targets, size_t nr_regions,
+                            size_t nr_granules) {
+        if (nr_granules > snap->granules_cap) {
+                struct dp_snapshot_granule *p = reallocarray(snap->granules, nr_granules, sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                snap->granules = p;
+                snap->granules_cap = nr_granules;
+        }
         if (nr_regions > snap->regions_cap) {
                 size_t cap = DP_MAX(nr_regions, snap->regions_cap * 2);
                 struct dp_snapshot_region *p = reallocarray(snap->regions, cap, sizeof(*p));
@@ -646,13 +665,46 @@ static int snapshot_reserve(struct dp_tracker_snapshot *snap, size_t nr_targets,
         return 0;
 }
 
+/* The sketch's granules, sorted by tgid and address, each target given its
+ * run of them (granules of removed targets are left unreferenced). */
+static void snapshot_granules(const struct dp_tracker *t, struct dp_tracker_snapshot *snap) {
+        struct dp_sketch_entry *e = (struct dp_sketch_entry *) snap->granules;
+        size_t n, g = 0;
+
+        /* The entries are exported into the granule array and converted in
+         * place: both are 16 bytes, and entry i is read before granule i is written. */
+        _Static_assert(sizeof(struct dp_sketch_entry) == sizeof(struct dp_snapshot_granule), "same size");
+        n = dp_sketch_export(&t->sketch, e);
+        for (size_t i = 0; i < n; i++) {
+                struct dp_sketch_entry x;
+
+                memcpy(&x, &e[i], sizeof(x));
+                snap->granules[i] = (struct dp_snapshot_granule) {
+                        .start = dp_sketch_key_start(x.key),
+                        .tgid = dp_sketch_key_tgid(x.key),
+                        .weight = x.weight,
+                };
+        }
+        snap->nr_granules = n;
+        for (size_t i = 0; i < snap->nr_targets; i++) {
+                struct dp_snapshot_target *st = &snap->targets[i];
+
+                while (g < n && snap->granules[g].tgid < st->tgid)
+                        g++;
+                st->first_granule = g;
+                while (g < n && snap->granules[g].tgid == st->tgid)
+                        g++;
+                st->nr_granules = g - st->first_granule;
+        }
+}
+
 int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *snap) {
         size_t pos = 0;
         int r;
 
         if (!t || !snap)
                 return -EINVAL;
-        r = snapshot_reserve(snap, t->nr_targets, dp_tracker_nr_regions(t));
+        r = snapshot_reserve(snap, t->nr_targets, dp_tracker_nr_regions(t), DP_SKETCH_SLOTS);
         if (r < 0)
                 return r;
 
@@ -686,6 +738,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
         snap->nr_regions = pos;
         if (snap->nr_targets > 1)
                 qsort(snap->targets, snap->nr_targets, sizeof(*snap->targets), snapshot_target_compare);
+        snapshot_granules(t, snap);
 
         snap->epoch = t->epoch;
         snap->nr_aggregations = t->nr_aggregations;
@@ -700,9 +753,12 @@ int dp_tracker_snapshot_copy(const struct dp_tracker_snapshot *src, struct dp_tr
 
         if (!src || !dst)
                 return -EINVAL;
-        r = snapshot_reserve(dst, src->nr_targets, src->nr_regions);
+        r = snapshot_reserve(dst, src->nr_targets, src->nr_regions, src->nr_granules);
         if (r < 0)
                 return r;
+        if (src->nr_granules)
+                memcpy(dst->granules, src->granules, src->nr_granules * sizeof(*src->granules));
+        dst->nr_granules = src->nr_granules;
         if (src->nr_targets)
                 memcpy(dst->targets, src->targets, src->nr_targets * sizeof(*src->targets));
         if (src->nr_regions)
@@ -722,6 +778,7 @@ void dp_tracker_snapshot_free(struct dp_tracker_snapshot *snap) {
                 return;
         free(snap->targets);
         free(snap->regions);
+        free(snap->granules);
         *snap = (struct dp_tracker_snapshot) {};
 }
 

@@ -24,6 +24,7 @@
 #include "range.h"
 #include "region.h"
 #include "sample.h"
+#include "sketch.h"
 
 enum dp_tracker_mode {
         DP_TRACKER_VADDR,       /* targets are processes, matched by sample->pid and ->vaddr */
@@ -140,6 +141,8 @@ uint64_t dp_tracker_window_start_ns(const struct dp_tracker *t);
 uint64_t dp_tracker_aggregation_due_ns(const struct dp_tracker *t);
 /* Aggregations where a target could not grow its arrays to split. */
 uint64_t dp_tracker_split_failures(const struct dp_tracker *t);
+/* Samples the granule sketch had no room for. */
+uint64_t dp_tracker_sketch_dropped(const struct dp_tracker *t);
 
 /* ---- Snapshots: copies for other threads ---- */
 
@@ -160,6 +163,16 @@ struct dp_snapshot_target {
         uint64_t end;
         size_t nr_regions;
         size_t first_region;            /* index into dp_tracker_snapshot.regions */
+        size_t nr_granules;             /* the target's sampled granules (sketch.h), ascending */
+        size_t first_granule;           /* index into dp_tracker_snapshot.granules */
+};
+
+/* A sampled 16 KiB granule (sketch.h): its start and decaying weight, one
+ * fresh sample weighing DP_SKETCH_WEIGHT. */
+struct dp_snapshot_granule {
+        uint64_t start;
+        uint32_t tgid;
+        uint32_t weight;
 };
 
 /* Zero-initialise before first use; reused (and grown) across calls. */
@@ -170,6 +183,9 @@ struct dp_tracker_snapshot {
         struct dp_snapshot_region *regions;
         size_t nr_regions;
         size_t regions_cap;
+        struct dp_snapshot_granule *granules;   /* sorted by tgid, then start */
+        size_t nr_granules;
+        size_t granules_cap;
         uint64_t epoch;
         uint64_t nr_aggregations;
         uint32_t max_nr_accesses;

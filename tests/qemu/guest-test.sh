@@ -792,13 +792,21 @@ case_sysfs_error() {
         damon_reset
 }
 
+# shellcheck source=tests/qemu/value.sh
+. "$CONF/value.sh"
+
 case_boot
-case_own
-case_foreign
-case_attach
-case_hotplug
-case_kdamond_off
-case_target_exit
-case_sysfs_error
+# DP_VALUE=full (tools/bench --only value) or DP_VALUE_ONLY=1 runs the
+# value benchmark alone.
+if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ]; then
+        case_own
+        case_foreign
+        case_attach
+        case_hotplug
+        case_kdamond_off
+        case_target_exit
+        case_sysfs_error
+fi
+case_value
 echo "DP-QEMU: DONE"
 poweroff -f

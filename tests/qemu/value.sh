@@ -1,0 +1,191 @@
+# shellcheck shell=sh
+# The value benchmark (issue #15), sourced by guest-test.sh: DAMON alone
+# and DAMON with damon-perfd on the same workloads, the arms alternating,
+# with the same DAMON attributes in both (vaddr, sample 5 ms, aggregation
+# 100 ms, update 1 s, regions 10 to MAX, one stat scheme).  The workload
+# (damon-perfd-workload --shape) keeps its hot memory busy with plain stores,
+# which DAMON sees, plus a sparse stream of re-faults inside it, which the
+# page-fault control samples in place of a hardware PMU; its --observe
+# thread reads DAMON's own tried_regions every 200 ms and judges them
+# against the true hot set.  One line per scenario, arm and phase:
+#   DP-QEMU: VALUE scenario=S arm=damon|daemon rep=N phase=P ... kdamond_cpu_s=X daemon_cpu_s=X
+# (the fields: tools/workload-observe.c), read by tools/bench-run.py.
+#
+# The physical address space is left out: the page-fault control gives no
+# physical addresses, so the daemon's hints there would be guesses.
+#
+# DP_VALUE (a kernel parameter): short (the default: every scenario once,
+# briefly, after the other cases), full (only these, at full length,
+# DP_VALUE_REPS times), off.
+
+VALUE_MODE=${DP_VALUE:-short}
+VALUE_REPS=${DP_VALUE_REPS:-1}
+
+# CPU seconds (user + system) of process $1 so far, or 0 if it is gone.
+# USER_HZ is 100 on x86.
+cpu_s() {
+        [ -r "/proc/$1/stat" ] || { echo 0; return; }
+        sed 's/.*) //' "/proc/$1/stat" | awk '{ printf "%.2f", ($12 + $13) / 100 }'
+}
+
+# watch_cpu PID: until PID exits, the kdamonds' CPU seconds (a kdamond the
+# daemon restarts gets a new pid: each one's last reading is added) and the
+# daemon's, in kdamond_cpu and daemon_cpu.  Read while the workload runs:
+# its kdamond ends with it.
+watch_cpu() {
+        kdamond_cpu=0 daemon_cpu=0 kd_pid= kd_last=0
+        while running "$1"; do
+                pid=$(read_file "$KD/0/pid")
+                case $pid in
+                ''|*[!0-9]*) ;;
+                *)
+                        if [ "$pid" != "$kd_pid" ]; then
+                                kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
+                                kd_pid=$pid kd_last=0
+                        fi
+                        now=$(cpu_s "$pid")
+                        [ "$now" != 0 ] && kd_last=$now
+                        ;;
+                esac
+                [ -n "$daemon_pid" ] && running "$daemon_pid" && daemon_cpu=$(cpu_s "$daemon_pid")
+                sleep 1
+        done
+        kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
+}
+
+# "name=seconds ..." for each thread of process $1.
+thread_cpu() {
+        for task in /proc/"$1"/task/[0-9]*; do
+                printf '%s=%s ' "$(cat "$task/comm" 2>/dev/null)" "$(cpu_s "${task#/proc/}")"
+        done
+}
+
+# DAMON alone, as a user would run it: kdamond 0 on pid $1, regions 10..$2.
+damon_alone_start() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file vaddr "$CTX/operations" &&
+        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
+        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
+        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
+        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
+        write_file "$2" "$CTX/monitoring_attrs/nr_regions/max" &&
+        write_file 1 "$CTX/targets/nr_targets" &&
+        write_file "$1" "$CTX/targets/0/pid_target" &&
+        write_file 1 "$CTX/schemes/nr_schemes" &&
+        write_file stat "$CTX/schemes/0/action" &&
+        # sysfs creates a scheme whose size range matches nothing.
+        write_file 18446744073709551615 "$CTX/schemes/0/access_pattern/sz/max" &&
+        write_file 4294967295 "$CTX/schemes/0/access_pattern/nr_accesses/max" &&
+        write_file 4294967295 "$CTX/schemes/0/access_pattern/age/max" &&
+        write_file on "$KD/0/state"
+}
+
+# The daemon's configuration for the same attributes.
+value_conf() {
+        cat > /run/value.conf <<CONF
+[Sampling]
+Source=pagefault
+[Tracking]
+Targets=all
+MinRegions=10
+MaxRegions=$1
+SampleIntervalSec=5ms
+AggregationIntervalSec=100ms
+MapsRefreshSec=1s
+[DAMON]
+Mode=own
+MaxTargets=1
+HintIntervalSec=500ms
+[API]
+Socket=/run/dp.sock
+CONF
+}
+
+# value_arm SCENARIO ARM REP MAX_NR_REGIONS SECONDS WORKLOAD_OPTION...
+value_arm() {
+        scenario=$1 arm=$2 rep=$3 max_regions=$4 seconds=$5
+        shift 5
+        damon_reset
+        out=/run/value-$scenario-$arm.out
+        rm -f "$out" "$out.err"
+        daemon_pid=
+        if [ "$arm" = daemon ]; then
+                value_conf "$max_regions"
+                start_daemon /run/value.conf
+        fi
+        damon-perfd-workload "$@" --seconds "$seconds" --observe "$KD/0" > "$out" 2> "$out.err" &
+        wl_job=$!
+        for _ in $(seq 600); do
+                [ -s "$out" ] && break
+                sleep 0.1
+        done
+        if [ "$arm" = damon ]; then
+                why=$(damon_alone_start "$wl_job" "$max_regions") || info "DAMON alone did not start: $why"
+        fi
+        watch_cpu "$wl_job"
+        wait "$wl_job"
+        if [ "$arm" = daemon ]; then
+                info "$scenario: the daemon's $(damonctl damon 2>&1 | grep -i -E 'commit|read-back|error|agreement' | tr -s ' ' | tr '\n' ';')"
+                info "$scenario: the daemon's CPU seconds by thread: $(thread_cpu "$daemon_pid")"
+        fi
+        grep '^VALUE ' "$out" | while read -r _ fields; do
+                echo "DP-QEMU: VALUE scenario=$scenario arm=$arm rep=$rep $fields kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
+        done
+        [ -n "${DP_VALUE_TRACE:-}" ] && sed "s/^/DP-QEMU: LOG value $scenario $arm: /" "$out.err"
+        # Every phase had snapshots in which DAMON answered.
+        measured=$(grep -c '^VALUE .* up=[1-9]' "$out")
+        phases=$(grep -c '^VALUE ' "$out")
+        expect "$scenario, $arm: DAMON's regions were judged in every phase" \
+                "$measured of $phases phases; workload: $(tail -n 3 "$out.err" | tr '\n' '|')" \
+                [ "$phases" -ge 1 -a "$measured" = "$phases" ]
+        if [ "$arm" = daemon ]; then
+                stop_daemon_cleanly
+                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        fi
+        damon_reset
+}
+
+# value_scenario NAME REP MAX_NR_REGIONS SECONDS WORKLOAD_OPTION...: both arms,
+# which goes first alternating with REP so that a drift in the host's load
+# does not always favour the same arm.
+value_scenario() {
+        name=$1 rep=$2
+        shift 2
+        if [ $((rep % 2)) = 1 ]; then
+                value_arm "$name" damon "$rep" "$@"
+                value_arm "$name" daemon "$rep" "$@"
+        else
+                value_arm "$name" daemon "$rep" "$@"
+                value_arm "$name" damon "$rep" "$@"
+        fi
+}
+
+# Assertions made: two per scenario and repetition (one per arm) and one for
+# the daemon's clean exit in each.
+value_assertions() {
+        case $VALUE_MODE in
+        off) echo 0 ;;
+        short) echo 9 ;;
+        *) echo $((9 * VALUE_REPS)) ;;
+        esac
+}
+
+case_value() {
+        case=value case_failed=0
+        [ "$VALUE_MODE" = off ] && return 0
+        if [ "$VALUE_MODE" = short ]; then
+                window="--move-after 7" window_s=12 chunks_s=10
+        else
+                window="--move-after 20" window_s=35 chunks_s=30
+        fi
+        rep=1
+        while [ "$rep" -le "$VALUE_REPS" ]; do
+                # shellcheck disable=SC2086 # $window is two words on purpose
+                value_scenario window "$rep" 1000 "$window_s" --shape window $window
+                value_scenario chunks "$rep" 1000 "$chunks_s" --shape chunks --span-mib 16384
+                value_scenario chunks-max100 "$rep" 100 "$chunks_s" --shape chunks --span-mib 16384
+                [ "$VALUE_MODE" = short ] && break
+                rep=$((rep + 1))
+        done
+}
