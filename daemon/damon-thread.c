@@ -283,8 +283,18 @@ static void remember_committed(struct damon_thread *d, struct hint_set *h) {
                 d->work.targets[i] = h->targets[i].pid;
 }
 
+/* A scheme this kernel cannot run stays so: the daemon keeps away from
+ * DAMON rather than retrying it, and says which line and which file. */
+static void refuse_schemes(struct damon_thread *d, const char *refusal) {
+        d->decision.role = d->work.role = DP_DAMON_ROLE_OBSERVE;
+        snprintf(d->decision.reason, sizeof(d->decision.reason), "%s", refusal);
+        snprintf(d->work.reason, sizeof(d->work.reason), "%s", refusal);
+        log_damon_role(dp_damon_role_name(DP_DAMON_ROLE_OBSERVE), -1, refusal);
+}
+
 static int start_owned(struct damon_thread *d, const struct hint_set *h) {
         const struct dp_config *c = &d->config;
+        char refusal[sizeof(d->decision.reason)] = "";
         struct dp_damon_own_params p = {
                 .operations = c->target_mode == DP_TARGETS_PHYS ? "paddr" : "vaddr",
                 .sample_us = c->sample_interval_us,
@@ -296,10 +306,16 @@ static int start_owned(struct damon_thread *d, const struct hint_set *h) {
                 .goal_target_value = c->damon_goal_target,
                 .targets = h->targets,
                 .nr_targets = h->n,
+                .schemes = c->damon_schemes,
+                .nr_schemes = c->damon_n_schemes,
+                .refusal = refusal,
+                .refusal_size = sizeof(refusal),
         };
         int r;
 
         r = dp_damon_own_start(d->fs, &d->decision, &p, c->damon_state_file, &d->state);
+        if (r == -EOPNOTSUPP && refusal[0])
+                refuse_schemes(d, refusal);
         if (r < 0)
                 return r;
         d->have_state = true;
@@ -347,11 +363,22 @@ out:
         hint_set_done(&h);
 }
 
+/* QuotaGoal= or a scheme's goal=hot_fraction: both are user_input goals. */
+static bool wants_hot_fraction(const struct dp_config *c) {
+        if (c->damon_goal != DP_DAMON_GOAL_NONE)
+                return true;
+        for (size_t i = 0; i < c->damon_n_schemes; i++)
+                for (size_t g = 0; g < c->damon_schemes[i].n_goals; g++)
+                        if (c->damon_schemes[i].goals[g].metric == DP_GOAL_HOT_FRACTION)
+                                return true;
+        return false;
+}
+
 static void feed_goal(struct damon_thread *d) {
         int r;
 
         d->work.hot_fraction = dp_damon_hot_fraction(&d->snap, d->work.targets, d->work.nr_targets);
-        if (d->config.damon_goal == DP_DAMON_GOAL_NONE || !d->work.running)
+        if (!wants_hot_fraction(&d->config) || !d->work.running || d->decision.role == DP_DAMON_ROLE_OBSERVE)
                 return;
         r = dp_damon_feed_goal(d->fs, &d->state, d->config.damon_state_file, d->work.hot_fraction);
         if (r < 0)
@@ -400,6 +427,25 @@ static void read_back(struct damon_thread *d) {
         d->work.nr_rows = dp_damon_view_build(in, k, d->work.targets, d->work.nr_targets, &d->snap, d->work.rows);
 }
 
+/* The context's schemes and their stats: ours, or an administrator's, read
+ * and never changed (update_schemes_stats is a command, not a setting). */
+static void read_schemes(struct damon_thread *d) {
+        _cleanup_free_ struct dp_damon_scheme_info *info = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!d->work.running)
+                return;
+        r = dp_damon_read_schemes(d->fs, d->decision.kdamond, d->decision.context, &info, &n);
+        if (r < 0) {
+                note_failure(d, "schemes", r);
+                return;
+        }
+        d->work.nr_schemes = DP_MIN(n, (size_t) DAMON_VIEW_MAX_SCHEMES);
+        if (d->work.nr_schemes)
+                memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
+}
+
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)
  * every target exited.  Owned, the next commit turns it on again.  A state
  * DAMON is too busy to show tells nothing: what was known stays, so that a
@@ -443,6 +489,7 @@ static void pass(struct damon_thread *d) {
                         commit_hints(d);
                 feed_goal(d);
                 read_back(d);
+                read_schemes(d);
         }
         if (d->busy)
                 d->busy_passes++;

@@ -46,9 +46,12 @@
 static char dir[64], address[128], state_file[160], log_path[160];
 
 /* @env: one NAME=VALUE for the daemon's environment, or NULL. */
+/* Scheme= lines for the next start_daemon(), each ending in a newline. */
+static const char *schemes_config = "";
+
 static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) {
         const char *path = getenv("DP_DAEMON");
-        char config[PATH_MAX + 512], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
+        char config[PATH_MAX + 1024], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
         pid_t pid;
         FILE *f;
 
@@ -56,8 +59,8 @@ static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) 
         snprintf(config, sizeof(config),
                  "[Sampling]\nSource=pagefault\n"
                  "[Tracking]\nTargets=%d\nMaxRegions=%d\nMapsRefreshSec=500ms\n"
-                 "[DAMON]\nSysfsRoot=%s\nStateFile=%s\nHintIntervalSec=1s\n",
-                 (int) workload, NR_REGION_DIRS, fake.admin, state_file);
+                 "[DAMON]\nSysfsRoot=%s\nStateFile=%s\nHintIntervalSec=1s\n%s",
+                 (int) workload, NR_REGION_DIRS, fake.admin, state_file, schemes_config);
         snprintf(config_path, sizeof(config_path), "%s/damon-perfd.conf", dir);
         f = fopen(config_path, "we");
         ck_assert_ptr_nonnull(f);
@@ -117,7 +120,7 @@ static void setup(void) {
 }
 
 /* Everything a kernel would create for one kdamond with NR_TARGET_DIRS
- * targets of NR_REGION_DIRS regions and one scheme, under nr_kdamonds 0. */
+ * targets of NR_REGION_DIRS regions and two schemes, under nr_kdamonds 0. */
 static void make_complete_tree(void) {
         char rel[128];
 
@@ -129,7 +132,7 @@ static void make_complete_tree(void) {
                 snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/nr_regions", t);
                 fake_admin_write(rel, "100");
         }
-        fake_admin_write("kdamonds/0/contexts/0/schemes/nr_schemes", "1");
+        fake_admin_write("kdamonds/0/contexts/0/schemes/nr_schemes", "2");
         /* As before any kdamond existed: the counts are 0, the directories wait. */
         fake_file("kdamonds/0/contexts/0/targets/nr_targets", "0", 0600);
         fake_file("kdamonds/0/contexts/0/schemes/nr_schemes", "0", 0600);
@@ -281,7 +284,9 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         make_complete_tree();
         state_keeper_start();
         test_workload_start(&w, "30");
+        schemes_config = "Scheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M\n";
         daemon = start_daemon(w.pid, "60", NULL);
+        schemes_config = "";
         sleep(6);
 
         ck_assert_int_eq(access(state_file, F_OK), 0);
@@ -293,6 +298,11 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         ck_assert_int_eq(json_integer_value(json_object_get(view, "kdamond")), 0);
         ck_assert_int_ge(json_integer_value(json_object_get(view, "commits")), 1);
         ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(view, "targets"), 0)), w.pid);
+        /* Our stat scheme and the configured one, with the kernel's stats. */
+        ck_assert_uint_eq(json_array_size(json_object_get(view, "schemes")), 2);
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(view, "schemes"), 1),
+                                                           "action")), "pageout");
+        ck_assert(json_is_integer(json_object_get(json_array_get(json_object_get(view, "schemes"), 1), "nr_tried")));
         json_decref(view);
         run_done(&r);
 
@@ -304,6 +314,9 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
          * read after the exit, so that no write is caught half done. */
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/operations"), "vaddr");
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/0/action"), "stat");
+        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/action"), "pageout");
+        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/access_pattern/age/min"), "50");
+        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/quotas/bytes"), "1048576");
         snprintf(pid, sizeof(pid), "%d", (int) w.pid);
         for (int t = 0; t < (int) get_u64("kdamonds/0/contexts/0/targets/nr_targets"); t++) {
                 snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/pid_target", t);
