@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config-scheme.h"
 #include "damon-hints.h"
 #include "damon-sysfs.h"
 #include "macro.h"
@@ -33,6 +34,9 @@
  * DAMON_LRU_SORT holding DAMON, say) and backs off like any failure. */
 #define BUSY_RETRY_USEC (200 * 1000ull)
 #define BUSY_PASSES_MAX 10
+/* Passes in a row without a hot range before the hot filters are emptied:
+ * one aggregation without samples says little about a hot area. */
+#define HOT_FILTER_HOLD_PASSES 5
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
 
@@ -68,6 +72,9 @@ struct damon_thread {
         struct {
                 unsigned passes, stop;  /* DAMON_PERFD_TEST_DAMON_BUSY reads left (test-seam.h) */
         } inject_busy;
+        struct dp_range hot[DP_DAMON_HOT_FILTER_MAX];   /* in the schemes' hot filters now */
+        size_t nr_hot;
+        unsigned passes_without_hot;
         bool stopping;                  /* restoring on stop */
         bool was_running;
         struct damon_view work;
@@ -446,6 +453,52 @@ static void read_schemes(struct damon_thread *d) {
                 memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
 }
 
+static bool has_hot_filters(const struct dp_config *c) {
+        for (size_t i = 0; i < c->damon_n_schemes; i++)
+                if (dp_scheme_hot_filter(&c->damon_schemes[i]))
+                        return true;
+        return false;
+}
+
+/* The schemes' hot filters follow the PMU's hot ranges of our one target
+ * (the configuration allows no more), rewritten only when a range edge
+ * moved materially (each rewrite costs DAMON a commit) and emptied only
+ * after HOT_FILTER_HOLD_PASSES passes without any. */
+static void update_hot_filters(struct damon_thread *d) {
+        struct dp_damon_range hot[DP_DAMON_HOT_FILTER_MAX];
+        struct dp_range now[DP_DAMON_HOT_FILTER_MAX];
+        const struct dp_snapshot_target *t;
+        int n, r;
+
+        if (!has_hot_filters(&d->config) || d->decision.role != DP_DAMON_ROLE_OWNED || !d->work.running ||
+            d->work.nr_targets != 1)
+                return;
+        t = snapshot_target(&d->snap, d->work.targets[0]);
+        if (!t)
+                return;
+        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
+                                       hot);
+        if (n < 0) {
+                note_failure(d, "hot-filters", n);
+                return;
+        }
+        d->passes_without_hot = n > 0 ? 0 : d->passes_without_hot + 1;
+        if (n == 0 && d->passes_without_hot < HOT_FILTER_HOLD_PASSES)
+                return;
+        for (int i = 0; i < n; i++)
+                now[i] = (struct dp_range) { hot[i].start, hot[i].end };
+        if ((size_t) n == d->nr_hot && !dp_damon_hints_differ(d->hot, d->nr_hot, now, (size_t) n, HINT_TOLERANCE))
+                return;
+        r = dp_damon_update_hot_filters(d->fs, &d->state, d->config.damon_state_file, d->config.damon_schemes,
+                                        d->config.damon_n_schemes, hot, (size_t) n);
+        if (r < 0) {
+                note_failure(d, "hot-filters", r);
+                return;
+        }
+        memcpy(d->hot, now, (size_t) n * sizeof(now[0]));
+        d->nr_hot = (size_t) n;
+}
+
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)
  * every target exited.  Owned, the next commit turns it on again.  A state
  * DAMON is too busy to show tells nothing: what was known stays, so that a
@@ -487,6 +540,7 @@ static void pass(struct damon_thread *d) {
                 if (d->decision.role == DP_DAMON_ROLE_OWNED ||
                     (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
                         commit_hints(d);
+                update_hot_filters(d);
                 feed_goal(d);
                 read_back(d);
                 read_schemes(d);

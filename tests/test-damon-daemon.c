@@ -133,6 +133,8 @@ static void make_complete_tree(void) {
                 fake_admin_write(rel, "100");
         }
         fake_admin_write("kdamonds/0/contexts/0/schemes/nr_schemes", "2");
+        fake_admin_write("kdamonds/0/contexts/0/schemes/1/filters/nr_filters", "16");
+        fake_file("kdamonds/0/contexts/0/schemes/1/filters/nr_filters", "0", 0600);
         /* As before any kdamond existed: the counts are 0, the directories wait. */
         fake_file("kdamonds/0/contexts/0/targets/nr_targets", "0", 0600);
         fake_file("kdamonds/0/contexts/0/schemes/nr_schemes", "0", 0600);
@@ -273,7 +275,7 @@ static uint64_t distance(uint64_t a, uint64_t b) {
 START_TEST(test_own_commits_hot_edges_and_restores) {
         struct test_workload w;
         _cleanup_free_ char *log = NULL;
-        uint64_t best_start = UINT64_MAX, best_end = UINT64_MAX, nr;
+        uint64_t best_start = UINT64_MAX, best_end = UINT64_MAX, nr, hot_lo = UINT64_MAX, hot_hi = 0;
         char rel[160], pid[16];
         json_t *view;
         struct run r;
@@ -283,8 +285,8 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         setup();
         make_complete_tree();
         state_keeper_start();
-        test_workload_start(&w, "30");
-        schemes_config = "Scheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M\n";
+        test_workload_start(&w, "45");
+        schemes_config = "MaxTargets=1\nScheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M reject=hot\n";
         daemon = start_daemon(w.pid, "60", NULL);
         schemes_config = "";
         sleep(6);
@@ -305,6 +307,25 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         ck_assert(json_is_integer(json_object_get(json_array_get(json_object_get(view, "schemes"), 1), "nr_tried")));
         json_decref(view);
         run_done(&r);
+
+        /* The hot filter: addr filters over the sampled hot area, spared
+         * from pageout, as soon as the PMU saw it hot (a pagefault sample
+         * stream may take a few aggregations to). */
+        for (int i = 0; i < 350 && get_u64("kdamonds/0/contexts/0/schemes/1/filters/nr_filters") == 0; i++)
+                usleep(100 * 1000);
+        nr = get_u64("kdamonds/0/contexts/0/schemes/1/filters/nr_filters");
+        ck_assert_msg(nr >= 1, "no hot filter written in 41 s");
+        for (uint64_t i = 0; i < nr; i++) {
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/1/filters/%" PRIu64 "/type", i);
+                ck_assert_str_eq(fake_get(rel), "addr");
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/1/filters/%" PRIu64 "/addr_start", i);
+                hot_lo = DP_MIN(hot_lo, get_u64(rel));
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/1/filters/%" PRIu64 "/addr_end", i);
+                hot_hi = DP_MAX(hot_hi, get_u64(rel));
+        }
+        ck_assert_msg(hot_lo < (uint64_t) w.hot_end && hot_hi > (uint64_t) w.hot_start,
+                      "hot filters %#llx-%#llx miss the hot area %#llx-%#llx", (unsigned long long) hot_lo,
+                      (unsigned long long) hot_hi, (unsigned long long) w.hot_start, (unsigned long long) w.hot_end);
 
         ck_assert_int_eq(stop_daemon_between_passes(daemon), 0);
         test_workload_stop(&w);

@@ -235,8 +235,8 @@ static struct dp_snapshot_region region(uint64_t start, uint64_t end, uint32_t n
         return (struct dp_snapshot_region) { .start = start, .end = end, .last_nr_accesses = nr_accesses };
 }
 
-/* Hot regions joined where they touch; beyond max_out the narrowest gaps are
- * bridged, never a hot byte dropped. */
+/* Hot (at least half the hottest's rate) regions joined where they touch;
+ * beyond max_out the narrowest gaps are bridged, never a hot byte dropped. */
 START_TEST(test_hot_filter_ranges) {
         const struct dp_snapshot_region regions[] = {
                 region(0, 10, 12), region(10, 20, 20), region(20, 30, 9), region(30, 40, 10),
@@ -245,25 +245,34 @@ START_TEST(test_hot_filter_ranges) {
         const struct dp_snapshot_region unsorted[] = { region(10, 20, 20), region(0, 10, 20) };
         struct dp_damon_range out[8];
 
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 20, 8, out), 4);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 8, out), 4);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 20);
         ck_assert_uint_eq(out[1].start, 30);
         ck_assert_uint_eq(out[3].end, 210);
         /* Gaps 10, 60, 90: three outputs keep 90 and 60. */
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 20, 3, out), 3);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 3, out), 3);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 40);
         ck_assert_uint_eq(out[1].start, 100);
         ck_assert_uint_eq(out[1].end, 110);
         ck_assert_uint_eq(out[2].start, 200);
         /* One: all of it. */
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 20, 1, out), 1);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 1, out), 1);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 210);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 0, 20, 4, out), 0);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 20, 0, out), -EINVAL);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(unsorted, 2, 20, 4, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 0, 4, out), 0);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 0, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(unsorted, 2, 4, out), -EINVAL);
+        /* Relative to the hottest: a sparse sample stream still has hot ranges. */
+        {
+                const struct dp_snapshot_region sparse[] = { region(0, 10, 1), region(10, 20, 3), region(30, 40, 2) };
+
+                ck_assert_int_eq(dp_damon_hot_filter_ranges(sparse, 3, 4, out), 2);
+                ck_assert_uint_eq(out[0].start, 10);
+                ck_assert_uint_eq(out[0].end, 20);
+                ck_assert_uint_eq(out[1].start, 30);
+        }
 }
 END_TEST
 

@@ -218,16 +218,18 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
                         struct dp_damon_tried_region **ret, size_t *ret_n);
 
 /*
- * The PMU-fed hot filter: the hot regions (dp_damon_region_is_hot()) of one
- * target's @regions (sorted, disjoint), touching ones joined, as at most
- * @max_out address ranges: when there are more, the smallest gaps between
- * them are bridged first, so that a filter never drops a hot byte.  @out
- * needs room for @max_out.  Pure.  The count, or -EINVAL (@max_out 0,
- * unsorted input), -ENOMEM.
+ * The PMU-fed hot filter: the hot regions of one target's @regions (sorted,
+ * disjoint), touching ones joined, as at most @max_out address ranges: when
+ * there are more, the smallest gaps between them are bridged first, so that
+ * a filter never drops a hot byte.  Hot is relative to what the PMU saw: at
+ * least half the last access rate of the target's hottest region, and
+ * sampled at all (a sparse sampler rarely sees any region in half of an
+ * aggregation's intervals).  @out needs room for @max_out.  Pure.  The
+ * count, or -EINVAL (@max_out 0, unsorted input), -ENOMEM.
  */
 #define DP_DAMON_HOT_FILTER_MAX 16
-int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, uint32_t max_nr_accesses,
-                               size_t max_out, struct dp_damon_range *out);
+int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, size_t max_out,
+                               struct dp_damon_range *out);
 
 /*
  * Rewrites the filters of every scheme of our owned kdamond that has a hot

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "config-scheme.h"
-#include "damon-hints.h"
 #include "damon-write.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -347,22 +346,33 @@ static int cmp_size_t(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, uint32_t max_nr_accesses,
-                               size_t max_out, struct dp_damon_range *out) {
+/* Half the hottest region's rate, at least one sampled interval. */
+static uint32_t hot_threshold(const struct dp_snapshot_region *regions, size_t n) {
+        uint32_t hottest = 0;
+
+        for (size_t i = 0; i < n; i++)
+                hottest = DP_MAX(hottest, regions[i].last_nr_accesses);
+        return DP_MAX((hottest + 1) / 2, 1u);
+}
+
+int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, size_t max_out,
+                               struct dp_damon_range *out) {
         _cleanup_free_ struct dp_damon_range *joined = NULL;
         _cleanup_free_ struct gap *gaps = NULL;
         _cleanup_free_ size_t *splits = NULL;
         size_t k = 0, written = 0, first = 0;
+        uint32_t threshold;
 
         if (max_out == 0 || (n > 0 && !regions))
                 return -EINVAL;
+        threshold = hot_threshold(regions, n);
         joined = calloc(n ?: 1, sizeof(*joined));
         if (!joined)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 if (regions[i].start >= regions[i].end || (i > 0 && regions[i].start < regions[i - 1].end))
                         return -EINVAL;
-                if (!dp_damon_region_is_hot(&regions[i], max_nr_accesses))
+                if (regions[i].last_nr_accesses < threshold)
                         continue;
                 if (k > 0 && joined[k - 1].end == regions[i].start)
                         joined[k - 1].end = regions[i].end;
