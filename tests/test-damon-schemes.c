@@ -136,6 +136,16 @@ START_TEST(test_schemes_written) {
         ck_assert_ptr_nonnull(strstr(text, "\nschemes=stat,migrate_hot,pageout\n"));
         ck_assert_uint_eq(dp_damon_fs_refused(fs), 0);
         dp_damon_state_done(&saved);
+
+        /* goal=hot_fraction is a user_input goal: the existing feed reaches it. */
+        ck_assert_int_eq(dp_damon_feed_goal(fs, &st, state_path(), 4321), 0);
+        ck_assert_str_eq(fake_get(CTX "schemes/1/quotas/goals/0/current_value"), "4321");
+        ck_assert_str_eq(fake_get(CTX "schemes/1/quotas/goals/1/current_value"), "0");
+
+        /* schemes= belongs to an owned kdamond only. */
+        st.role = DP_DAMON_ROLE_ATTACHED;
+        ck_assert_int_eq(dp_damon_state_save(&st, state_path()), 0);
+        ck_assert_int_eq(dp_damon_state_load(state_path(), &saved), -EBADMSG);
 }
 END_TEST
 
