@@ -370,22 +370,11 @@ out:
         hint_set_done(&h);
 }
 
-/* QuotaGoal= or a scheme's goal=hot_fraction: both are user_input goals. */
-static bool wants_hot_fraction(const struct dp_config *c) {
-        if (c->damon_goal != DP_DAMON_GOAL_NONE)
-                return true;
-        for (size_t i = 0; i < c->damon_n_schemes; i++)
-                for (size_t g = 0; g < c->damon_schemes[i].n_goals; g++)
-                        if (c->damon_schemes[i].goals[g].metric == DP_GOAL_HOT_FRACTION)
-                                return true;
-        return false;
-}
-
 static void feed_goal(struct damon_thread *d) {
         int r;
 
         d->work.hot_fraction = dp_damon_hot_fraction(&d->snap, d->work.targets, d->work.nr_targets);
-        if (!wants_hot_fraction(&d->config) || !d->work.running || d->decision.role == DP_DAMON_ROLE_OBSERVE)
+        if (!dp_config_feeds_hot_fraction(&d->config) || !d->work.running || d->decision.role == DP_DAMON_ROLE_OBSERVE)
                 return;
         r = dp_damon_feed_goal(d->fs, &d->state, d->config.damon_state_file, d->work.hot_fraction);
         if (r < 0)
@@ -453,13 +442,6 @@ static void read_schemes(struct damon_thread *d) {
                 memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
 }
 
-static bool has_hot_filters(const struct dp_config *c) {
-        for (size_t i = 0; i < c->damon_n_schemes; i++)
-                if (dp_scheme_hot_filter(&c->damon_schemes[i]))
-                        return true;
-        return false;
-}
-
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
@@ -470,7 +452,7 @@ static void update_hot_filters(struct damon_thread *d) {
         const struct dp_snapshot_target *t;
         int n, r;
 
-        if (!has_hot_filters(&d->config) || d->decision.role != DP_DAMON_ROLE_OWNED || !d->work.running ||
+        if (!dp_config_has_hot_filters(&d->config) || d->decision.role != DP_DAMON_ROLE_OWNED || !d->work.running ||
             d->work.nr_targets != 1)
                 return;
         t = snapshot_target(&d->snap, d->work.targets[0]);

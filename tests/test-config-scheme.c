@@ -281,6 +281,25 @@ START_TEST(test_against_settings) {
 }
 END_TEST
 
+/* What the DAMON thread asks of the schemes. */
+START_TEST(test_predicates) {
+        struct dp_config c;
+
+        dp_config_defaults(&c);
+        ck_assert(!dp_config_has_hot_filters(&c));
+        ck_assert(!dp_config_feeds_hot_fraction(&c));
+        c.damon_schemes[c.damon_n_schemes++] = parse_ok("pageout reject=anon goal=some_mem_psi_us:100");
+        ck_assert(!dp_config_has_hot_filters(&c));
+        ck_assert(!dp_config_feeds_hot_fraction(&c));
+        c.damon_schemes[c.damon_n_schemes++] = parse_ok("stat goal=hot_fraction:100 reject=hot");
+        ck_assert(dp_config_has_hot_filters(&c));
+        ck_assert(dp_config_feeds_hot_fraction(&c));
+        c.damon_n_schemes = 0;
+        c.damon_goal = DP_DAMON_GOAL_HOT_FRACTION;
+        ck_assert(dp_config_feeds_hot_fraction(&c));
+}
+END_TEST
+
 static Suite *config_scheme_suite(void) {
         Suite *s = suite_create("config-scheme");
         TCase *tc = tcase_create("core");
@@ -290,6 +309,7 @@ static Suite *config_scheme_suite(void) {
         tcase_add_test(tc, test_in_file);
         tcase_add_test(tc, test_limit_and_format);
         tcase_add_test(tc, test_against_settings);
+        tcase_add_test(tc, test_predicates);
         suite_add_tcase(s, tc);
         return s;
 }

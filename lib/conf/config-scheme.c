@@ -614,3 +614,20 @@ int dp_config_check_schemes(const struct dp_config *c, char *why, size_t size) {
         }
         return 0;
 }
+
+bool dp_config_has_hot_filters(const struct dp_config *c) {
+        for (size_t i = 0; i < c->damon_n_schemes; i++)
+                if (dp_scheme_hot_filter(&c->damon_schemes[i]))
+                        return true;
+        return false;
+}
+
+bool dp_config_feeds_hot_fraction(const struct dp_config *c) {
+        if (c->damon_goal != DP_DAMON_GOAL_NONE)
+                return true;
+        for (size_t i = 0; i < c->damon_n_schemes; i++)
+                for (size_t g = 0; g < c->damon_schemes[i].n_goals; g++)
+                        if (c->damon_schemes[i].goals[g].metric == DP_GOAL_HOT_FRACTION)
+                                return true;
+        return false;
+}

@@ -46,3 +46,9 @@ const struct dp_scheme_filter *dp_scheme_hot_filter(const struct dp_damon_scheme
  * take its ranges from (physical, or [DAMON] MaxTargets=1).  0, or -EINVAL
  * with a message naming the scheme's file:line in @why. */
 int dp_config_check_schemes(const struct dp_config *c, char *why, size_t size);
+
+/* Whether some scheme has a hot filter, for the daemon to keep up to date. */
+bool dp_config_has_hot_filters(const struct dp_config *c);
+/* Whether a user_input goal wants the hot fraction: QuotaGoal=, or a
+ * scheme's goal=hot_fraction. */
+bool dp_config_feeds_hot_fraction(const struct dp_config *c);
