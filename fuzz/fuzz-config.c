@@ -132,7 +132,7 @@ static void fuzz_timespan(const uint8_t *data, size_t size) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text;
-        size_t len = 0;
+        size_t len = 0, room = 1;
 
         if (size < 1)
                 return 0;
@@ -141,7 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fuzz_parse((const char *) data + 1, size - 1);
                 return 0;
         }
-        text = malloc(size * 32 + 1);
+        /* Room for the tokens as they are, whatever their length. */
+        for (size_t i = 1; i < size; i++)
+                room += strlen(tokens[data[i] % DP_ARRAY_SIZE(tokens)]);
+        text = malloc(room);
         if (!text)
                 return 0;
         for (size_t i = 1; i < size; i++) {

@@ -326,7 +326,8 @@ static int parse_weights(const char *v, struct dp_damon_scheme *s) {
                         *comma = '\0';
                 if (dp_parse_u32_in(p, 0, 1000000, &w[i]) < 0)
                         return -EINVAL;
-                p = comma + 1;
+                if (comma)
+                        p = comma + 1;
         }
         s->weight_sz = w[0];
         s->weight_nr_accesses = w[1];
