@@ -383,6 +383,46 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
 }
 END_TEST
 
+/* A scheme this kernel cannot run (allow= before 6.14): the daemon removes
+ * its kdamond again and stays observe-only, naming the line and the file. */
+START_TEST(test_scheme_the_kernel_lacks) {
+        _cleanup_free_ char *log = NULL;
+        struct test_workload w;
+        const char *reason = "";
+        json_t *view = NULL;
+        pid_t daemon;
+
+        setup();
+        make_complete_tree();
+        state_keeper_start();
+        test_workload_start(&w, "30");
+        schemes_config = "Scheme=pageout allow=anon\n";
+        daemon = start_daemon(w.pid, "60", NULL);
+        schemes_config = "";
+        wait_socket();
+        for (int i = 0; i < 100; i++) {
+                json_decref(view);
+                view = damon_view();
+                if (strcmp(json_string_value(json_object_get(view, "role")), "observe_only") == 0)
+                        break;
+                usleep(100 * 1000);
+        }
+        reason = json_string_value(json_object_get(view, "reason"));
+        ck_assert_msg(strstr(reason, "/damon-perfd.conf:11: Scheme=pageout: allow= needs "
+                                     "schemes/1/filters/0/allow, which this kernel's DAMON lacks"), "%s", reason);
+        ck_assert_str_eq(json_string_value(json_object_get(view, "role")), "observe_only");
+        json_decref(view);
+        ck_assert_str_eq(fake_get("kdamonds/nr_kdamonds"), "0");
+        ck_assert_int_eq(access(state_file, F_OK), -1);
+        ck_assert_int_eq(stop_daemon(daemon), 0);
+        test_workload_stop(&w);
+        state_keeper_stop();
+        log = slurp(log_path);
+        ck_assert_msg(strstr(log, "damon-perfd.conf:11: Scheme=pageout: allow= needs"), "%s", log);
+        tree_teardown();
+}
+END_TEST
+
 START_TEST(test_foreign_kdamond_is_never_written) {
         _cleanup_free_ char *before = NULL, *after = NULL, *log = NULL;
         struct test_workload w;
@@ -483,6 +523,7 @@ static Suite *damon_daemon_suite(void) {
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_own_commits_hot_edges_and_restores);
         tcase_add_test(tc, test_foreign_kdamond_is_never_written);
+        tcase_add_test(tc, test_scheme_the_kernel_lacks);
         tcase_add_test(tc, test_stop_behind_busy_state_is_noticed);
         suite_add_tcase(s, tc);
         return s;
