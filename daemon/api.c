@@ -149,8 +149,34 @@ static const char *damon_role_json(enum dp_damon_role role) {
         }
 }
 
+static json_t *damon_scheme_to_json(const struct dp_damon_scheme_info *s) {
+        json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+                              "action", s->action, "sz_min", (json_int_t) DP_MIN(s->sz_min, (uint64_t) INT64_MAX),
+                              "nr_accesses_min", (json_int_t) s->nr_accesses_min,
+                              "nr_accesses_max", (json_int_t) s->nr_accesses_max,
+                              "age_min", (json_int_t) s->age_min, "age_max", (json_int_t) s->age_max,
+                              "quota_ms", (json_int_t) s->quota_ms,
+                              "quota_bytes", (json_int_t) DP_MIN(s->quota_bytes, (uint64_t) INT64_MAX),
+                              "quota_reset_ms", (json_int_t) s->quota_reset_ms, "watermarks", s->wmarks_metric,
+                              "goals", (json_int_t) s->nr_goals, "filters", (json_int_t) s->nr_filters,
+                              "nr_tried", (json_int_t) s->nr_tried,
+                              "sz_tried", (json_int_t) DP_MIN(s->sz_tried, (uint64_t) INT64_MAX),
+                              "nr_applied", (json_int_t) s->nr_applied,
+                              "sz_applied", (json_int_t) DP_MIN(s->sz_applied, (uint64_t) INT64_MAX),
+                              "qt_exceeds", (json_int_t) s->qt_exceeds);
+
+        if (!o)
+                return NULL;
+        /* DAMON's "unbounded" is UINT64_MAX, beyond what a varlink int holds. */
+        if (s->sz_max < (uint64_t) INT64_MAX)
+                json_object_set_new(o, "sz_max", json_integer((json_int_t) s->sz_max));
+        if (s->target_nid >= 0)
+                json_object_set_new(o, "target_nid", json_integer(s->target_nid));
+        return o;
+}
+
 static int damon_view_to_json(const struct damon_view *v, void *userdata) {
-        json_t **ret = userdata, *o, *errors, *targets, *regions, *agreement;
+        json_t **ret = userdata, *o, *errors, *targets, *regions, *agreement, *schemes;
 
         o = json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",
                       "role", damon_role_json(v->role), "reason", v->reason, "running", v->running,
@@ -167,6 +193,9 @@ static int damon_view_to_json(const struct damon_view *v, void *userdata) {
                 json_object_set_new(o, "kdamond", json_integer(v->kdamond));
                 json_object_set_new(o, "context", json_integer(v->context));
         }
+        json_object_set_new(o, "schemes", schemes = json_array());
+        for (size_t i = 0; i < v->nr_schemes; i++)
+                json_array_append_new(schemes, damon_scheme_to_json(&v->schemes[i]));
         for (size_t i = 0; i < v->nr_causes; i++) {
                 json_t *e = json_pack("{s:s,s:i,s:I}", "step", v->causes[i].step, "errno", v->causes[i].error,
                                       "count", (json_int_t) v->causes[i].count);
@@ -207,10 +236,10 @@ json_t *api_get_damon_view(struct manager *m) {
         json_t *reply = NULL;
 
         if (!m->damon)
-                return json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:[],s:[],s:i,s:i,s:i,s:[],s:[]}", "role", "off",
+                return json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:[],s:[],s:i,s:i,s:i,s:[],s:[],s:[]}", "role", "off",
                                  "reason", "not started", "running", 0, "commits", 0, "commits_skipped", 0,
                                  "goal_feeds", 0, "read_backs", 0, "errors", "targets", "hot_fraction", 0,
-                                 "last_commit_usec", 0, "max_nr_accesses", 0, "regions", "agreement");
+                                 "last_commit_usec", 0, "max_nr_accesses", 0, "regions", "agreement", "schemes");
         if (damon_thread_with_view(m->damon, damon_view_to_json, &reply) < 0)
                 return NULL;
         return reply;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config-scheme.h"
 #include "damon-hints.h"
 #include "damon-sysfs.h"
 #include "macro.h"
@@ -45,6 +46,9 @@
  * before each try. */
 #define READ_BACK_TRIES 3
 #define READ_BACK_BUSY_WAIT_NSEC (30 * 1000 * 1000L)
+/* Passes in a row without a hot range before the hot filters are emptied:
+ * one aggregation without samples says little about a hot area. */
+#define HOT_FILTER_HOLD_PASSES 5
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
 
@@ -80,6 +84,9 @@ struct damon_thread {
         struct {
                 unsigned passes, stop;  /* DAMON_PERFD_TEST_DAMON_BUSY reads left (test-seam.h) */
         } inject_busy;
+        struct dp_range hot[DP_DAMON_HOT_FILTER_MAX];   /* in the schemes' hot filters now */
+        size_t nr_hot;
+        unsigned passes_without_hot;
         bool stopping;                  /* restoring on stop */
         bool was_running;
         struct damon_view work;
@@ -388,8 +395,18 @@ static void remember_committed(struct damon_thread *d, struct hint_set *h) {
                 d->work.targets[i] = h->targets[i].pid;
 }
 
+/* A scheme this kernel cannot run stays so: the daemon keeps away from
+ * DAMON rather than retrying it, and says which line and which file. */
+static void refuse_schemes(struct damon_thread *d, const char *refusal) {
+        d->decision.role = d->work.role = DP_DAMON_ROLE_OBSERVE;
+        snprintf(d->decision.reason, sizeof(d->decision.reason), "%s", refusal);
+        snprintf(d->work.reason, sizeof(d->work.reason), "%s", refusal);
+        log_damon_role(dp_damon_role_name(DP_DAMON_ROLE_OBSERVE), -1, refusal);
+}
+
 static int start_owned(struct damon_thread *d, const struct hint_set *h) {
         const struct dp_config *c = &d->config;
+        char refusal[sizeof(d->decision.reason)] = "";
         struct dp_damon_own_params p = {
                 .operations = c->target_mode == DP_TARGETS_PHYS ? "paddr" : "vaddr",
                 .sample_us = c->sample_interval_us,
@@ -401,10 +418,16 @@ static int start_owned(struct damon_thread *d, const struct hint_set *h) {
                 .goal_target_value = c->damon_goal_target,
                 .targets = h->targets,
                 .nr_targets = h->n,
+                .schemes = c->damon_schemes,
+                .nr_schemes = c->damon_n_schemes,
+                .refusal = refusal,
+                .refusal_size = sizeof(refusal),
         };
         int r;
 
         r = dp_damon_own_start(d->fs, &d->decision, &p, c->damon_state_file, &d->state);
+        if (r == -EOPNOTSUPP && refusal[0])
+                refuse_schemes(d, refusal);
         if (r < 0)
                 return r;
         d->have_state = true;
@@ -464,7 +487,7 @@ static void feed_goal(struct damon_thread *d) {
         int r;
 
         d->work.hot_fraction = dp_damon_hot_fraction(&d->snap, d->work.targets, d->work.nr_targets);
-        if (d->config.damon_goal == DP_DAMON_GOAL_NONE || !d->work.running)
+        if (!dp_config_feeds_hot_fraction(&d->config) || !d->work.running || d->decision.role == DP_DAMON_ROLE_OBSERVE)
                 return;
         r = dp_damon_feed_goal(d->fs, &d->state, d->config.damon_state_file, d->work.hot_fraction);
         if (r < 0)
@@ -540,6 +563,64 @@ static void read_back(struct damon_thread *d) {
         judge_agreement(d);
 }
 
+/* The context's schemes and their stats: ours, or an administrator's, read
+ * and never changed (update_schemes_stats is a command, not a setting). */
+static void read_schemes(struct damon_thread *d) {
+        _cleanup_free_ struct dp_damon_scheme_info *info = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!d->work.running)
+                return;
+        r = dp_damon_read_schemes(d->fs, d->decision.kdamond, d->decision.context, &info, &n);
+        if (r < 0) {
+                note_failure(d, "schemes", r);
+                return;
+        }
+        d->work.nr_schemes = DP_MIN(n, (size_t) DAMON_VIEW_MAX_SCHEMES);
+        if (d->work.nr_schemes)
+                memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
+}
+
+/* The schemes' hot filters follow the PMU's hot ranges of our one target
+ * (the configuration allows no more), rewritten only when a range edge
+ * moved materially (each rewrite costs DAMON a commit) and emptied only
+ * after HOT_FILTER_HOLD_PASSES passes without any. */
+static void update_hot_filters(struct damon_thread *d) {
+        struct dp_damon_range hot[DP_DAMON_HOT_FILTER_MAX];
+        struct dp_range now[DP_DAMON_HOT_FILTER_MAX];
+        const struct dp_snapshot_target *t;
+        int n, r;
+
+        if (!dp_config_has_hot_filters(&d->config) || d->decision.role != DP_DAMON_ROLE_OWNED || !d->work.running ||
+            d->work.nr_targets != 1)
+                return;
+        t = snapshot_target(&d->snap, d->work.targets[0]);
+        if (!t)
+                return;
+        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
+                                       hot);
+        if (n < 0) {
+                note_failure(d, "hot-filters", n);
+                return;
+        }
+        d->passes_without_hot = n > 0 ? 0 : d->passes_without_hot + 1;
+        if (n == 0 && d->passes_without_hot < HOT_FILTER_HOLD_PASSES)
+                return;
+        for (int i = 0; i < n; i++)
+                now[i] = (struct dp_range) { hot[i].start, hot[i].end };
+        if ((size_t) n == d->nr_hot && !dp_damon_hints_differ(d->hot, d->nr_hot, now, (size_t) n, HINT_TOLERANCE))
+                return;
+        r = dp_damon_update_hot_filters(d->fs, &d->state, d->config.damon_state_file, d->config.damon_schemes,
+                                        d->config.damon_n_schemes, hot, (size_t) n);
+        if (r < 0) {
+                note_failure(d, "hot-filters", r);
+                return;
+        }
+        memcpy(d->hot, now, (size_t) n * sizeof(now[0]));
+        d->nr_hot = (size_t) n;
+}
+
 /* Notices a kdamond that stopped without us: someone turned it off, or (vaddr)
  * every target exited.  Owned, the next commit turns it on again.  A state
  * DAMON is too busy to show tells nothing: what was known stays, so that a
@@ -581,8 +662,10 @@ static void pass(struct damon_thread *d) {
                 if (d->decision.role == DP_DAMON_ROLE_OWNED ||
                     (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
                         commit_hints(d);
+                update_hot_filters(d);
                 feed_goal(d);
                 read_back(d);
+                read_schemes(d);
         }
         if (d->busy)
                 d->busy_passes++;

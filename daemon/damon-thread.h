@@ -26,6 +26,9 @@
 
 #define DAMON_VIEW_MAX_CAUSES 16
 #define DAMON_VIEW_MAX_TARGETS 64
+/* Our stat scheme and every configured one fit; an administrator's beyond
+ * this are left out of the view. */
+#define DAMON_VIEW_MAX_SCHEMES 16
 
 struct damon_cause {
         char step[32];          /* "start", "commit", "quota-goal", "read-back", "kdamond-off", ... */
@@ -62,6 +65,9 @@ struct damon_view {
         size_t nr_rows, rows_cap;
         struct damon_agreement agreement[DAMON_VIEW_MAX_TARGETS];
         size_t nr_agreement;
+        /* The context's schemes with their stats, as of the last read-back */
+        struct dp_damon_scheme_info schemes[DAMON_VIEW_MAX_SCHEMES];
+        size_t nr_schemes;
 };
 
 struct damon_thread;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzz target for the damon-perfd.conf parser and the time-span parser.
+ * Fuzz target for the damon-perfd.conf parser (Scheme= words included) and
+ * the time-span parser.
  * Byte 0 bit 0 picks the mode: the input as raw file text, or each byte as a
  * token from a vocabulary of sections, keys, values and separators, so random
  * inputs reach every key's parser.
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "config-file.h"
+#include "config-keys.h"
 #include "time-util.h"
 #include "macro.h"
 
@@ -36,6 +38,11 @@ static const char *const tokens[] = {
         "Mode=", "SysfsRoot=", "StateFile=", "Kdamond=", "Context=", "HintIntervalSec=", "QuotaGoal=",
         "QuotaGoalTarget=", "own", "attach", "off", "none", "hot-fraction", "/sys/kernel/mm/damon/admin",
         "/a/../b", "2500", "10000", "10001",
+        /* [DAMON] Scheme= (index 78 on) */
+        "Scheme=", "pageout", "age=", "migrate_hot", "nr_accesses=", "sz=", "max", "%", "target_nid=",
+        "quota_bytes=", "quota_reset=", "allow=", "reject=", "hot", "!anon", "memcg:/a", "addr:0x1000-0x2000",
+        "goal=hot_fraction:", "wmarks=free_mem_rate:5s:500:400:200", "weights=1,2,3", "goal=node_mem_used_bp:1:0",
+        "0%-max", "10s-max", "4K", "quota_ms=", "lru_prio", "stat", "target:0", "young", "node_mem_free_bp",
 };
 
 struct counts {
@@ -75,6 +82,8 @@ static void same(const struct dp_config *a, const struct dp_config *b) {
         CHECK(a->damon_max_targets == b->damon_max_targets);
         CHECK(a->damon_goal == b->damon_goal);
         CHECK(a->damon_goal_target == b->damon_goal_target);
+        CHECK(a->damon_n_schemes == b->damon_n_schemes);
+        CHECK(!dp_config_key_differs(dp_config_key_find("DAMON", "Scheme"), a, b));
         CHECK(strcmp(a->api_socket, b->api_socket) == 0);
         CHECK(strcmp(a->api_socket_group, b->api_socket_group) == 0);
 }
@@ -123,7 +132,7 @@ static void fuzz_timespan(const uint8_t *data, size_t size) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text;
-        size_t len = 0;
+        size_t len = 0, room = 1;
 
         if (size < 1)
                 return 0;
@@ -132,7 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fuzz_parse((const char *) data + 1, size - 1);
                 return 0;
         }
-        text = malloc(size * 32 + 1);
+        /* Room for the tokens as they are, whatever their length. */
+        for (size_t i = 1; i < size; i++)
+                room += strlen(tokens[data[i] % DP_ARRAY_SIZE(tokens)]);
+        text = malloc(room);
         if (!text)
                 return 0;
         for (size_t i = 1; i < size; i++) {

@@ -391,13 +391,16 @@ ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]
 def config_seeds():
     seeds = {}
     for rel in ("tests/config/good.conf", "tests/config/dropins/etc/damon-perfd.conf",
-                "tests/config/dropins/run/damon-perfd.conf.d/10-early.conf", "etc/damon-perfd.conf"):
+                "tests/config/dropins/run/damon-perfd.conf.d/10-early.conf", "etc/damon-perfd.conf",
+                "tests/config/schemes.conf"):
         path = os.path.join(ROOT, rel)
         if os.path.exists(path):
             text = open(path, "rb").read()[:MAX_SEED - 1]
             seeds[os.path.basename(os.path.dirname(rel)) + "-" + os.path.basename(rel)] = b"\0" + text
     # Token mode (byte 0 bit 0): section, key, value, newline ...
     seeds["tokens"] = b"\1" + bytes([12, 22, 42, 1, 16, 56, 2, 14, 33, 44, 0, 11, 19, 46, 2])
+    # [DAMON] Scheme=migrate_hot target_nid=1 ... allow=hot ... \n Scheme=pageout sz=4K-max ... reject=hot ...
+    seeds["tokens-schemes"] = b"\1" + bytes([14, 78, 81, 4, 86, 41, 4, 82, 99, 4, 80, 100, 4, 89, 91, 4, 90, 92, 4, 95, 75, 0, 78, 79, 4, 83, 101, 49, 84, 4, 102, 43, 4, 90, 91, 4, 96, 4, 97, 0])
     return seeds
 
 

@@ -52,7 +52,9 @@ struct fake_region {
 struct fake_damon {
         char admin[PATH_MAX];           /* tmp_root/admin */
         const char *avail;              /* avail_operations of new contexts */
-        bool v618;                      /* 6.18's addr_unit and refresh_ms too */
+        bool v618;                      /* 6.18's addr_unit and refresh_ms too, and scheme files
+                                         * of 6.14-6.17: filters' allow, goals' nid, dests */
+        bool pre611;                    /* schemes without target_nid (before 6.11) */
         int next_pid;
         struct fake_region tried[16];   /* what update_schemes_tried_regions reports */
         size_t n_tried;
@@ -160,6 +162,8 @@ static inline void fake_mk_goal(const char *dir) {
         fake_put(dir, "target_metric", "user_input", 0600);
         fake_put(dir, "target_value", "0", 0600);
         fake_put(dir, "current_value", "0", 0600);
+        if (fake.v618)
+                fake_put(dir, "nid", "0", 0600);
 }
 
 static inline void fake_mk_filter(const char *dir) {
@@ -169,6 +173,8 @@ static inline void fake_mk_filter(const char *dir) {
         fake_put(dir, "addr_start", "0", 0600);
         fake_put(dir, "addr_end", "0", 0600);
         fake_put(dir, "damon_target_idx", "0", 0600);
+        if (fake.v618)
+                fake_put(dir, "allow", "N", 0600);
 }
 
 static inline void fake_mk_scheme(const char *dir) {
@@ -182,7 +188,10 @@ static inline void fake_mk_scheme(const char *dir) {
         char name[64];
 
         fake_put(dir, "action", "stat", 0600);
-        fake_put(dir, "target_nid", "-1", 0600);
+        if (!fake.pre611)
+                fake_put(dir, "target_nid", "-1", 0600);
+        if (fake.v618)
+                fake_put(dir, "dests/nr_dests", "0", 0600);
         for (size_t i = 0; i < 3; i++) {
                 FAKE_FMT(name, "access_pattern/%s/min", ranges[i]);
                 fake_put(dir, name, "0", 0600);

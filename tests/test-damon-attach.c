@@ -186,6 +186,41 @@ START_TEST(test_attach_paddr) {
 }
 END_TEST
 
+/* The administrator's schemes are read with their stats and never changed:
+ * the only write is the update_schemes_stats command, and the tree, state
+ * file aside, is byte for byte what it was. */
+START_TEST(test_attach_schemes_read_only) {
+        static const char *const expected[] = { "kdamonds/0/state=update_schemes_stats" };
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
+        _cleanup_free_ struct dp_damon_scheme_info *info = NULL;
+        _cleanup_free_ char *before = NULL, *after = NULL;
+        struct dp_damon_state st = {};
+        struct dp_damon_decision d;
+        size_t n = 0;
+
+        make_foreign_attachable();
+        fake_admin_write(CTX "schemes/0/access_pattern/age/min", "30");
+        fake_file(CTX "schemes/0/stats/nr_applied", "12", 0400);
+        fake_file(CTX "schemes/0/stats/sz_applied", "49152", 0400);
+        before = fake_snapshot();
+        d = decide(fs, DP_DAMON_ATTACH, 0, false);
+        ck_assert_int_eq(dp_damon_attach_start(fs, &d, state_path(), &st), 0);
+        fake_log_clear();
+        ck_assert_int_eq(dp_damon_read_schemes(fs, 0, 0, &info, &n), 0);
+        assert_log(expected, DP_ARRAY_SIZE(expected));
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(info[0].action, "pageout");
+        ck_assert_uint_eq(info[0].age_min, 30);
+        ck_assert_uint_eq(info[0].nr_goals, 2);
+        ck_assert_uint_eq(info[0].nr_applied, 12);
+        ck_assert_uint_eq(info[0].sz_applied, 49152);
+        after = fake_snapshot();
+        fake_assert_same(before, after);
+        ck_assert_int_eq(dp_damon_restore(fs, &st, state_path()), 0);
+        ck_assert_uint_eq(st.nr_originals, 0);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("damon-attach");
         TCase *tc = tcase_create("core");
@@ -194,6 +229,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_attach_restore_exact);
         tcase_add_test(tc, test_attach_crash_recovery);
         tcase_add_test(tc, test_attach_paddr);
+        tcase_add_test(tc, test_attach_schemes_read_only);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -46,9 +46,12 @@
 static char dir[64], address[128], state_file[160], log_path[160];
 
 /* @env: one NAME=VALUE for the daemon's environment, or NULL. */
+/* Scheme= lines for the next start_daemon(), each ending in a newline. */
+static const char *schemes_config = "";
+
 static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) {
         const char *path = getenv("DP_DAEMON");
-        char config[PATH_MAX + 512], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
+        char config[PATH_MAX + 1024], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
         pid_t pid;
         FILE *f;
 
@@ -56,8 +59,8 @@ static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) 
         snprintf(config, sizeof(config),
                  "[Sampling]\nSource=pagefault\n"
                  "[Tracking]\nTargets=%d\nMaxRegions=%d\nMapsRefreshSec=500ms\n"
-                 "[DAMON]\nSysfsRoot=%s\nStateFile=%s\nHintIntervalSec=1s\n",
-                 (int) workload, NR_REGION_DIRS, fake.admin, state_file);
+                 "[DAMON]\nSysfsRoot=%s\nStateFile=%s\nHintIntervalSec=1s\n%s",
+                 (int) workload, NR_REGION_DIRS, fake.admin, state_file, schemes_config);
         snprintf(config_path, sizeof(config_path), "%s/damon-perfd.conf", dir);
         f = fopen(config_path, "we");
         ck_assert_ptr_nonnull(f);
@@ -117,7 +120,7 @@ static void setup(void) {
 }
 
 /* Everything a kernel would create for one kdamond with NR_TARGET_DIRS
- * targets of NR_REGION_DIRS regions and one scheme, under nr_kdamonds 0. */
+ * targets of NR_REGION_DIRS regions and two schemes, under nr_kdamonds 0. */
 static void make_complete_tree(void) {
         char rel[128];
 
@@ -129,7 +132,9 @@ static void make_complete_tree(void) {
                 snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/nr_regions", t);
                 fake_admin_write(rel, "100");
         }
-        fake_admin_write("kdamonds/0/contexts/0/schemes/nr_schemes", "1");
+        fake_admin_write("kdamonds/0/contexts/0/schemes/nr_schemes", "2");
+        fake_admin_write("kdamonds/0/contexts/0/schemes/1/filters/nr_filters", "16");
+        fake_file("kdamonds/0/contexts/0/schemes/1/filters/nr_filters", "0", 0600);
         /* As before any kdamond existed: the counts are 0, the directories wait. */
         fake_file("kdamonds/0/contexts/0/targets/nr_targets", "0", 0600);
         fake_file("kdamonds/0/contexts/0/schemes/nr_schemes", "0", 0600);
@@ -270,7 +275,7 @@ static uint64_t distance(uint64_t a, uint64_t b) {
 START_TEST(test_own_commits_hot_edges_and_restores) {
         struct test_workload w;
         _cleanup_free_ char *log = NULL;
-        uint64_t best_start = UINT64_MAX, best_end = UINT64_MAX, nr;
+        uint64_t best_start = UINT64_MAX, best_end = UINT64_MAX, nr, hot_lo = UINT64_MAX, hot_hi = 0;
         char rel[160], pid[16];
         json_t *view;
         struct run r;
@@ -280,8 +285,10 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         setup();
         make_complete_tree();
         state_keeper_start();
-        test_workload_start(&w, "30");
+        test_workload_start(&w, "45");
+        schemes_config = "MaxTargets=1\nScheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M reject=hot\n";
         daemon = start_daemon(w.pid, "60", NULL);
+        schemes_config = "";
         sleep(6);
 
         ck_assert_int_eq(access(state_file, F_OK), 0);
@@ -293,8 +300,32 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         ck_assert_int_eq(json_integer_value(json_object_get(view, "kdamond")), 0);
         ck_assert_int_ge(json_integer_value(json_object_get(view, "commits")), 1);
         ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(view, "targets"), 0)), w.pid);
+        /* Our stat scheme and the configured one, with the kernel's stats. */
+        ck_assert_uint_eq(json_array_size(json_object_get(view, "schemes")), 2);
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(view, "schemes"), 1),
+                                                           "action")), "pageout");
+        ck_assert(json_is_integer(json_object_get(json_array_get(json_object_get(view, "schemes"), 1), "nr_tried")));
         json_decref(view);
         run_done(&r);
+
+        /* The hot filter: addr filters over the sampled hot area, spared
+         * from pageout, as soon as the PMU saw it hot (a pagefault sample
+         * stream may take a few aggregations to). */
+        for (int i = 0; i < 350 && get_u64("kdamonds/0/contexts/0/schemes/1/filters/nr_filters") == 0; i++)
+                usleep(100 * 1000);
+        nr = get_u64("kdamonds/0/contexts/0/schemes/1/filters/nr_filters");
+        ck_assert_msg(nr >= 1, "no hot filter written in 41 s");
+        for (uint64_t i = 0; i < nr; i++) {
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/1/filters/%" PRIu64 "/type", i);
+                ck_assert_str_eq(fake_get(rel), "addr");
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/1/filters/%" PRIu64 "/addr_start", i);
+                hot_lo = DP_MIN(hot_lo, get_u64(rel));
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/1/filters/%" PRIu64 "/addr_end", i);
+                hot_hi = DP_MAX(hot_hi, get_u64(rel));
+        }
+        ck_assert_msg(hot_lo < (uint64_t) w.hot_end && hot_hi > (uint64_t) w.hot_start,
+                      "hot filters %#llx-%#llx miss the hot area %#llx-%#llx", (unsigned long long) hot_lo,
+                      (unsigned long long) hot_hi, (unsigned long long) w.hot_start, (unsigned long long) w.hot_end);
 
         ck_assert_int_eq(stop_daemon_between_passes(daemon), 0);
         test_workload_stop(&w);
@@ -304,6 +335,9 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
          * read after the exit, so that no write is caught half done. */
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/operations"), "vaddr");
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/0/action"), "stat");
+        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/action"), "pageout");
+        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/access_pattern/age/min"), "50");
+        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/quotas/bytes"), "1048576");
         snprintf(pid, sizeof(pid), "%d", (int) w.pid);
         for (int t = 0; t < (int) get_u64("kdamonds/0/contexts/0/targets/nr_targets"); t++) {
                 snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/pid_target", t);
@@ -345,6 +379,46 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         ck_assert_int_eq(access(state_file, F_OK), -1);
         log = slurp(log_path);
         ck_assert_msg(strstr(log, "DAMON: restored owned kdamond 0"), "%s", log);
+        tree_teardown();
+}
+END_TEST
+
+/* A scheme this kernel cannot run (allow= before 6.14): the daemon removes
+ * its kdamond again and stays observe-only, naming the line and the file. */
+START_TEST(test_scheme_the_kernel_lacks) {
+        _cleanup_free_ char *log = NULL;
+        struct test_workload w;
+        const char *reason = "";
+        json_t *view = NULL;
+        pid_t daemon;
+
+        setup();
+        make_complete_tree();
+        state_keeper_start();
+        test_workload_start(&w, "30");
+        schemes_config = "Scheme=pageout allow=anon\n";
+        daemon = start_daemon(w.pid, "60", NULL);
+        schemes_config = "";
+        wait_socket();
+        for (int i = 0; i < 100; i++) {
+                json_decref(view);
+                view = damon_view();
+                if (strcmp(json_string_value(json_object_get(view, "role")), "observe_only") == 0)
+                        break;
+                usleep(100 * 1000);
+        }
+        reason = json_string_value(json_object_get(view, "reason"));
+        ck_assert_msg(strstr(reason, "/damon-perfd.conf:11: Scheme=pageout: allow= needs "
+                                     "schemes/1/filters/0/allow, which this kernel's DAMON lacks"), "%s", reason);
+        ck_assert_str_eq(json_string_value(json_object_get(view, "role")), "observe_only");
+        json_decref(view);
+        ck_assert_str_eq(fake_get("kdamonds/nr_kdamonds"), "0");
+        ck_assert_int_eq(access(state_file, F_OK), -1);
+        ck_assert_int_eq(stop_daemon(daemon), 0);
+        test_workload_stop(&w);
+        state_keeper_stop();
+        log = slurp(log_path);
+        ck_assert_msg(strstr(log, "damon-perfd.conf:11: Scheme=pageout: allow= needs"), "%s", log);
         tree_teardown();
 }
 END_TEST
@@ -449,6 +523,7 @@ static Suite *damon_daemon_suite(void) {
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_own_commits_hot_edges_and_restores);
         tcase_add_test(tc, test_foreign_kdamond_is_never_written);
+        tcase_add_test(tc, test_scheme_the_kernel_lacks);
         tcase_add_test(tc, test_stop_behind_busy_state_is_noticed);
         suite_add_tcase(s, tc);
         return s;

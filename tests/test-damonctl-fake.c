@@ -104,7 +104,7 @@ static json_t *regions_json(json_t *parameters) {
 }
 
 static json_t *damon_view_json(bool broken) {
-        json_t *regions = json_array();
+        json_t *regions = json_array(), *view;
 
         for (int i = 0; i < 2; i++)
                 json_array_append_new(regions, json_pack("{s:i,s:I,s:I,s:i,s:i,s:i,s:o,s:I}", "target", 42, "start",
@@ -114,7 +114,7 @@ static json_t *damon_view_json(bool broken) {
                                                          "pmu_nr_accesses", 20 - 20 * i, "pmu_samples",
                                                          i ? json_null() : json_integer(640),
                                                          "pmu_bytes", (json_int_t) 0x100000));
-        return json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i,s:s}],s:[i],s:i,s:I,s:i,s:o,"
+        view = json_pack("{s:s,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:[{s:s,s:i,s:i,s:s}],s:[i],s:i,s:I,s:i,s:o,"
                          "s:[{s:i,s:f,s:f,s:I,s:I,s:i,s:i}]}",
                          "role", "owned", "reason", "no kdamond existed", "kdamond", 0, "context", 0, "running", 1,
                          "commits", 7, "commits_skipped", 23, "goal_feeds", 0, "read_backs", broken ? -1 : 30,
@@ -124,6 +124,20 @@ static json_t *damon_view_json(bool broken) {
                          "agreement", "target", 42, "precision", 0.75, "recall", 0.5, "damon_hot_bytes",
                          (json_int_t) 0x100000, "pmu_hot_bytes", (json_int_t) 0x180000, "pmu_hot_ranges", 3,
                          "ranges_found", 2);
+        /* Our stat scheme and a configured migrate_hot, with DAMON's stats. */
+        json_object_set_new(view, "schemes", json_pack(
+                "[{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i},"
+                "{s:s,s:i,s:i,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:i,s:s,s:i,s:i,s:i,s:I,s:i,s:I}]",
+                "action", "stat", "sz_min", 0, "nr_accesses_min", 0, "nr_accesses_max", 20, "age_min", 0,
+                "age_max", 100, "quota_ms", 0, "quota_bytes", 0, "quota_reset_ms", 0, "watermarks", "none",
+                "goals", 0, "filters", 0, "nr_tried", 40, "sz_tried", 0, "nr_applied", 40, "sz_applied", 0,
+                "qt_exceeds", 0,
+                "action", "migrate_hot", "target_nid", 0, "sz_min", 4096, "sz_max", (json_int_t) 1 << 30,
+                "nr_accesses_min", 10, "nr_accesses_max", 20, "age_min", 0, "age_max", 100, "quota_ms", 0,
+                "quota_reset_ms", 1000, "quota_bytes", (json_int_t) 256 << 20, "goals", 1, "watermarks", "none",
+                "filters", 2, "nr_tried", 12, "sz_tried", 6291456, "nr_applied", (json_int_t) 3,
+                "sz_applied", 2097152, "qt_exceeds", (json_int_t) 5));
+        return view;
 }
 
 static json_t *event_json(int i, bool samples) {
@@ -500,6 +514,11 @@ START_TEST(test_damon_view) {
         /* How DAMON's hot regions agree with the sampled ones. */
         assert_contains(r.out, "Agreement, target 42: DAMON calls 1.0 MiB hot, the samples 1.5 MiB in 3 ranges; "
                                "precision 0.75, recall 0.50, 2 of 3 ranges found\n");
+        /* Each scheme with its stats, before the regions. */
+        assert_contains(r.out, "│ 1 │ migrate_hot -> node 0 │ 4.0 KiB-1.0 GiB │ 10-20    │ 0-100 │ 0 ms, 268435456 B │");
+        assert_contains(r.out, "│    12 │ 6.0 MiB │       3 │ 2.0 MiB │              5 │");
+        assert_contains(r.out, "2 DAMOS schemes;");
+        ck_assert(strstr(r.out, "2 DAMOS schemes;") < strstr(r.out, "2 regions as DAMON reports them"));
         log = slurp(f.log);
         assert_contains(log, "{\"method\":\"io.damon.perfd.GetDamonView\"}\n");
         run_done(&r);

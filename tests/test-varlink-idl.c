@@ -61,7 +61,7 @@ START_TEST(test_our_interface) {
                 errors += iface->members[i].kind == DP_VARLINK_MEMBER_ERROR;
         }
         ck_assert_uint_eq(methods, 7);
-        ck_assert_uint_eq(types, 12);
+        ck_assert_uint_eq(types, 13);
         ck_assert_uint_eq(errors, 2);
         ck_assert_ptr_nonnull(dp_varlink_interface_find(iface, DP_VARLINK_MEMBER_TYPE, "DamonAgreement"));
 

@@ -406,6 +406,82 @@ static int print_damon_agreement(json_t *reply) {
         return CTL_EXIT_OK;
 }
 
+
+/* One scheme: its action (with the node it migrates to), access pattern,
+ * quota and the kernel's stats. */
+static int add_scheme_row(struct dp_table *t, json_t *scheme, size_t i) {
+        static const char *const counts[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied", "qt_exceeds" };
+        int64_t nid, sz_min, sz_max, nr_min, nr_max, age_min, age_max, quota_ms, quota_bytes, v[5];
+        bool has_nid, has_sz_max;
+        char where[32], lo[DP_FORMAT_BYTES_MAX], hi[DP_FORMAT_BYTES_MAX], bytes[2][DP_FORMAT_BYTES_MAX];
+        const char *action;
+        int k, r;
+
+        snprintf(where, sizeof(where), "schemes[%zu]", i);
+        if ((k = ctl_get_string(scheme, where, "action", &action)) != CTL_EXIT_OK ||
+            (k = ctl_get_optional_int(scheme, where, "target_nid", &nid, &has_nid)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "sz_min", &sz_min)) != CTL_EXIT_OK ||
+            (k = ctl_get_optional_int(scheme, where, "sz_max", &sz_max, &has_sz_max)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "nr_accesses_min", &nr_min)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "nr_accesses_max", &nr_max)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "age_min", &age_min)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "age_max", &age_max)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "quota_ms", &quota_ms)) != CTL_EXIT_OK ||
+            (k = ctl_get_int(scheme, where, "quota_bytes", &quota_bytes)) != CTL_EXIT_OK)
+                return k;
+        for (size_t c = 0; c < DP_ARRAY_SIZE(counts); c++)
+                if ((k = ctl_get_int(scheme, where, counts[c], &v[c])) != CTL_EXIT_OK)
+                        return k;
+        dp_format_bytes((uint64_t) DP_MAX(sz_min, 0), lo, sizeof(lo));
+        if (has_sz_max)
+                dp_format_bytes((uint64_t) DP_MAX(sz_max, 0), hi, sizeof(hi));
+        dp_format_bytes((uint64_t) DP_MAX(v[1], 0), bytes[0], sizeof(bytes[0]));
+        dp_format_bytes((uint64_t) DP_MAX(v[3], 0), bytes[1], sizeof(bytes[1]));
+        if ((r = dp_table_add_cellf(t, "%zu", i)) < 0 ||
+            (r = has_nid ? dp_table_add_cellf(t, "%s -> node %" PRIi64, action, nid) : dp_table_add_cell(t, action)) < 0 ||
+            (r = dp_table_add_cellf(t, "%s-%s", lo, has_sz_max ? hi : "max")) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64 "-%" PRIi64, nr_min, nr_max)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64 "-%" PRIi64, age_min, age_max)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64 " ms, %" PRIi64 " B", quota_ms, quota_bytes)) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, v[0])) < 0 || (r = dp_table_add_cell(t, bytes[0])) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, v[2])) < 0 || (r = dp_table_add_cell(t, bytes[1])) < 0 ||
+            (r = dp_table_add_cellf(t, "%" PRIi64, v[4])) < 0)
+                return table_failed(r);
+        return CTL_EXIT_OK;
+}
+
+/* The context's schemes with their stats, beside the hints. */
+static int print_damon_schemes(json_t *reply) {
+        static const char *const headers[] = { "#", "ACTION", "SIZE", "ACCESSES", "AGE", "QUOTA", "TRIED", "",
+                                               "APPLIED", "", "QUOTA EXCEEDED" };
+        static const size_t right[] = { 0, 6, 7, 8, 9, 10 };
+        _cleanup_table_ struct dp_table *t = NULL;
+        json_t *schemes, *scheme;
+        size_t i;
+        int k;
+
+        /* A daemon from before schemes were shown sends none. */
+        if (!json_object_get(reply, "schemes"))
+                return CTL_EXIT_OK;
+        if ((k = ctl_get_array(reply, "GetDamonView", "schemes", &schemes)) != CTL_EXIT_OK)
+                return k;
+        if (json_array_size(schemes) == 0)
+                return CTL_EXIT_OK;
+        k = new_table(headers, DP_ARRAY_SIZE(headers), right, DP_ARRAY_SIZE(right), &t);
+        if (k != CTL_EXIT_OK)
+                return k;
+        json_array_foreach(schemes, i, scheme) {
+                k = add_scheme_row(t, scheme, i);
+                if (k != CTL_EXIT_OK)
+                        return k;
+        }
+        k = write_table(t);
+        if (k == CTL_EXIT_OK)
+                printf("%zu DAMOS scheme%s; accesses in sampling intervals per aggregation, age in aggregations, "
+                       "quota 0 = none\n", dp_table_rows(t), dp_table_rows(t) == 1 ? "" : "s");
+        return k;
+}
+
 int ctl_damon(struct ctl *ctl) {
         static const char *const headers[] = { "TARGET", "START", "END", "SIZE", "DAMON", "", "PMU", "",
                                                "SAMPLES", "AGE" };
@@ -420,6 +496,7 @@ int ctl_damon(struct ctl *ctl) {
         if (k != CTL_EXIT_OK || !reply)
                 return k;
         if ((k = print_damon_summary(reply)) != CTL_EXIT_OK || (k = print_damon_agreement(reply)) != CTL_EXIT_OK ||
+            (k = print_damon_schemes(reply)) != CTL_EXIT_OK ||
             (k = ctl_get_array(reply, "GetDamonView", "regions", &regions)) != CTL_EXIT_OK ||
             (k = ctl_get_int(reply, "GetDamonView", "max_nr_accesses", &max_nr_accesses)) != CTL_EXIT_OK)
                 goto out;

@@ -12,6 +12,7 @@
 
 #include "config-file.h"
 #include "config-keys.h"
+#include "config-scheme.h"
 #include "macro.h"
 
 void dp_config_defaults(struct dp_config *c) {
@@ -83,6 +84,7 @@ static const char *parse_section(struct parse_state *s, char *line) {
 
 static int parse_assignment(struct dp_config *c, struct parse_state *s, const char *section, char *line) {
         char *eq = strchr(line, '='), *key, *value;
+        char why[512], origin[DP_SCHEME_ORIGIN_MAX];
         const struct dp_config_key *k;
         int r;
 
@@ -104,11 +106,15 @@ static int parse_assignment(struct dp_config *c, struct parse_state *s, const ch
                 say(s, DP_CONFIG_WARNING, "unknown key %s= in section [%s], ignoring", key, section);
                 return 0;
         }
-        r = dp_config_key_parse(k, c, value);
+        r = dp_config_key_parse_why(k, c, value, why, sizeof(why));
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                say(s, DP_CONFIG_ERROR, "%s=%s: %s", key, value, k->expected);
+                say(s, DP_CONFIG_ERROR, "%s=%s: %s", key, value, why);
+        else if (k->repeated && *value) {
+                snprintf(origin, sizeof(origin), "%s:%u", s->file_name, s->line);
+                dp_config_key_note_origin(k, c, origin);
+        }
         return 0;
 }
 
@@ -361,7 +367,7 @@ int dp_config_load(struct dp_config *c, const char *root, const char *main_path,
                    dp_config_report_t report, void *userdata) {
         struct parse_state s = { .report = report, .userdata = userdata };
         struct dp_config parsed;
-        char **paths = NULL;
+        char **paths = NULL, scheme_why[512];
         const char *why;
         int r, result = 0;
 
@@ -392,6 +398,12 @@ int dp_config_load(struct dp_config *c, const char *root, const char *main_path,
                 say(&s, DP_CONFIG_ERROR, "invalid combination of settings: %s", why);
                 return -EINVAL;
         }
+        if (dp_config_check_schemes(&parsed, scheme_why, sizeof(scheme_why)) < 0) {
+                /* The message names the scheme's own file and line. */
+                if (report)
+                        report(DP_CONFIG_ERROR, scheme_why, userdata);
+                return -EINVAL;
+        }
         *c = parsed;
         return 0;
 }
@@ -399,17 +411,26 @@ int dp_config_load(struct dp_config *c, const char *root, const char *main_path,
 /* ---- printing ---- */
 
 int dp_config_format(const struct dp_config *c, FILE *f) {
+        _cleanup_free_ char *value = malloc(DP_CONFIG_VALUE_MAX);
         const char *section = NULL;
-        char value[DP_CONFIG_VALUE_MAX];
+
+        if (!value)
+                return -ENOMEM;
 
         for (const struct dp_config_key *k = dp_config_keys; k < dp_config_keys + dp_config_n_keys; k++) {
                 if (!section || strcmp(section, k->section) != 0) {
                         fprintf(f, "%s[%s]\n", section ? "\n" : "", k->section);
                         section = k->section;
                 }
-                if (dp_config_key_print(k, c, value, sizeof(value)) < 0)
+                if (dp_config_key_print(k, c, value, DP_CONFIG_VALUE_MAX) < 0)
                         return -ENOBUFS;
-                fprintf(f, "%s=%s\n", k->key, value);
+                /* A repeated key's values, one a line. */
+                for (char *v = value, *nl; v; v = nl ? nl + 1 : NULL) {
+                        nl = strchr(v, '\n');
+                        if (nl)
+                                *nl = '\0';
+                        fprintf(f, "%s=%s\n", k->key, v);
+                }
         }
         return ferror(f) ? -EIO : 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config-keys.h"
+#include "config-scheme.h"
 #include "cpu-list.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -202,6 +203,46 @@ static int parse_abs_path(const struct dp_config_key *k, struct dp_config *c, co
         return 0;
 }
 
+/* Scheme=: each line of @v adds a scheme (a printed value holds them all);
+ * empty clears them. */
+static int parse_schemes_why(const struct dp_config_key *k, struct dp_config *c, const char *v, char *why,
+                             size_t size) {
+        size_t n = c->damon_n_schemes;
+
+        assert(k->size == sizeof(c->damon_schemes));
+        if (*v == '\0') {
+                c->damon_n_schemes = 0;
+                return 0;
+        }
+        while (*v) {
+                size_t len = strcspn(v, "\n");
+                char line[DP_CONFIG_VALUE_MAX];
+
+                if (n == DP_CONFIG_MAX_SCHEMES) {
+                        snprintf(why, size, "at most %d schemes", DP_CONFIG_MAX_SCHEMES);
+                        return -EINVAL;
+                }
+                if (len >= sizeof(line)) {
+                        snprintf(why, size, "a scheme of at most %zu bytes", sizeof(line) - 1);
+                        return -EINVAL;
+                }
+                memcpy(line, v, len);
+                line[len] = '\0';
+                if (dp_scheme_parse(line, &c->damon_schemes[n], why, size) < 0)
+                        return -EINVAL;
+                c->damon_schemes[n++].origin[0] = '\0';
+                v += len + (v[len] == '\n');
+        }
+        c->damon_n_schemes = n;
+        return 0;
+}
+
+static int parse_schemes(const struct dp_config_key *k, struct dp_config *c, const char *v) {
+        char why[256];
+
+        return parse_schemes_why(k, c, v, why, sizeof(why));
+}
+
 /* ---- printers ---- */
 
 static int __attribute__((format(printf, 3, 4))) print_to(char *buf, size_t size, const char *fmt, ...) {
@@ -267,6 +308,24 @@ static int print_targets(const struct dp_config_key *k, const struct dp_config *
         buf[0] = '\0';
         for (size_t i = 0; i < c->n_pids && i < DP_CONFIG_MAX_PIDS; i++) {
                 if (print_to(buf + used, size - used, "%s%u", i ? " " : "", c->pids[i]) < 0)
+                        return -ENOBUFS;
+                used += strlen(buf + used);
+        }
+        return 0;
+}
+
+static int print_schemes(const struct dp_config_key *k, const struct dp_config *c, char *buf, size_t size) {
+        size_t used = 0;
+
+        (void) k;
+        buf[0] = '\0';
+        for (size_t i = 0; i < c->damon_n_schemes && i < DP_CONFIG_MAX_SCHEMES; i++) {
+                if (i > 0) {
+                        if (used + 2 > size)
+                                return -ENOBUFS;
+                        buf[used++] = '\n';
+                }
+                if (dp_scheme_format(&c->damon_schemes[i], buf + used, size - used) < 0)
                         return -ENOBUFS;
                 used += strlen(buf + used);
         }
@@ -495,6 +554,9 @@ const struct dp_config_key dp_config_keys[] = {
           .empty = "none", .expected = "expected none or hot-fraction" },
         { "DAMON", "QuotaGoalTarget", F(damon_goal_target), parse_u32, print_u32, .min = 1, .max = 10000,
           .expected = "expected a whole number between 1 and 10000 (hot-fraction is in 1/10000)" },
+        { "DAMON", "Scheme", F(damon_schemes), parse_schemes, print_schemes, .repeated = true,
+          .parse_why = parse_schemes_why,
+          .expected = "expected an action and KEY=VALUE words, see damon-perfd.conf(5) (empty: none)" },
 
         { "API", "Socket", F(api_socket), parse_socket, print_socket, .empty = DP_CONFIG_DEFAULT_SOCKET,
           .expected = "expected an absolute socket path of at most 107 bytes (empty: the default)",
@@ -538,6 +600,29 @@ const struct dp_config_key *dp_config_key_find(const char *section, const char *
 
 int dp_config_key_parse(const struct dp_config_key *k, struct dp_config *c, const char *value) {
         return k->parse(k, c, *value == '\0' && k->empty ? k->empty : value);
+}
+
+int dp_config_key_parse_why(const struct dp_config_key *k, struct dp_config *c, const char *value, char *why,
+                            size_t size) {
+        int r;
+
+        if (*value == '\0' && k->empty)
+                value = k->empty;
+        if (k->parse_why)
+                return k->parse_why(k, c, value, why, size);
+        r = k->parse(k, c, value);
+        if (r == -EINVAL)
+                snprintf(why, size, "%s", k->expected);
+        return r;
+}
+
+void dp_config_key_note_origin(const struct dp_config_key *k, struct dp_config *c, const char *origin) {
+        struct dp_damon_scheme *s;
+
+        if (k->offset != offsetof(struct dp_config, damon_schemes) || c->damon_n_schemes == 0)
+                return;
+        s = &c->damon_schemes[c->damon_n_schemes - 1];
+        snprintf(s->origin, sizeof(s->origin), "%s", origin);
 }
 
 int dp_config_key_print(const struct dp_config_key *k, const struct dp_config *c, char *buf, size_t size) {

@@ -15,8 +15,8 @@
 #include "config-file.h"
 #include "config.h"
 
-/* Room for any key's printed value: the longest is 64 pids. */
-#define DP_CONFIG_VALUE_MAX 1024
+/* Room for any key's printed value: the longest is every Scheme=, one a line. */
+#define DP_CONFIG_VALUE_MAX 16384
 /* Room for every option of the table (dp_config_getopt_options()). */
 #define DP_CONFIG_MAX_OPTIONS 24
 
@@ -29,6 +29,10 @@ typedef int (*dp_config_parse_t)(const struct dp_config_key *k, struct dp_config
 /* The value as the file writes it, NUL-terminated; 0 or -ENOBUFS. */
 typedef int (*dp_config_print_t)(const struct dp_config_key *k, const struct dp_config *c, char *buf,
                                  size_t size);
+/* The same with a reason that names the word at fault, for keys whose values
+ * have many words (Scheme=); @why gets the message on -EINVAL. */
+typedef int (*dp_config_parse_why_t)(const struct dp_config_key *k, struct dp_config *c, const char *value,
+                                     char *why, size_t size);
 /* A command-line option's argument (NULL for an option without one); @first:
  * no option of this command line set the key before.  0, or a negative errno
  * after reporting "--name: ..." through @pass. */
@@ -54,6 +58,10 @@ struct dp_config_key {
         uint64_t min, max;              /* numbers and time spans (in µs) */
         const char *empty;              /* strings: what an empty value stands for */
         const char *const *names;       /* enumerations: the name of each value, NULL-terminated */
+        /* Repeated keys (Scheme=): each line adds a value, an empty one
+         * clears them; the printed value holds one per line, in order. */
+        bool repeated;
+        dp_config_parse_why_t parse_why;        /* when set, used for file lines */
         struct dp_config_option options[2];     /* the options that set it, if any */
 };
 
@@ -63,6 +71,13 @@ extern const size_t dp_config_n_keys;
 /* Parses @value for @k into @c, an empty value standing for the key's .empty
  * when it has one. */
 int dp_config_key_parse(const struct dp_config_key *k, struct dp_config *c, const char *value);
+/* The same, with the reason for a refusal in @why (the key's .expected
+ * unless its parser says more). */
+int dp_config_key_parse_why(const struct dp_config_key *k, struct dp_config *c, const char *value, char *why,
+                            size_t size);
+/* Records where the value @k last added came from ("file:line"), for messages
+ * about it found later (a scheme the kernel cannot run). */
+void dp_config_key_note_origin(const struct dp_config_key *k, struct dp_config *c, const char *origin);
 /* Prints @k's value in @c; 0 or -ENOBUFS. */
 int dp_config_key_print(const struct dp_config_key *k, const struct dp_config *c, char *buf, size_t size);
 

@@ -23,6 +23,88 @@ enum dp_damon_goal {
         DP_DAMON_GOAL_HOT_FRACTION,     /* hot bytes / monitored bytes, in 1/10000 */
 };
 
+/* DAMOS schemes for the kdamond the daemon owns ([DAMON] Scheme=; parsed and
+ * printed by config-scheme.h).  Sizes in bytes, nr_accesses in sampling
+ * intervals per aggregation (or a percentage of them), ages in microseconds
+ * (or aggregation intervals): converted to DAMON's units when written. */
+#define DP_CONFIG_MAX_SCHEMES 8
+#define DP_SCHEME_MAX_GOALS 4
+#define DP_SCHEME_MAX_FILTERS 8
+#define DP_SCHEME_ORIGIN_MAX 96         /* "file:line" */
+#define DP_SCHEME_MEMCG_MAX 128
+
+enum dp_scheme_action {
+        DP_SCHEME_STAT,
+        DP_SCHEME_PAGEOUT,
+        DP_SCHEME_LRU_PRIO,
+        DP_SCHEME_LRU_DEPRIO,
+        DP_SCHEME_MIGRATE_HOT,
+        DP_SCHEME_MIGRATE_COLD,
+        DP_SCHEME_HUGEPAGE,
+        DP_SCHEME_NOHUGEPAGE,
+        _DP_SCHEME_ACTION_MAX,
+};
+
+enum dp_scheme_goal_metric {
+        DP_GOAL_HOT_FRACTION,           /* user_input, fed by the daemon with the hot fraction (1/10000) */
+        DP_GOAL_SOME_MEM_PSI_US,
+        DP_GOAL_NODE_MEM_USED_BP,       /* with a node */
+        DP_GOAL_NODE_MEM_FREE_BP,       /* with a node */
+        _DP_GOAL_METRIC_MAX,
+};
+
+enum dp_scheme_filter_type {
+        DP_FILTER_ANON,
+        DP_FILTER_MEMCG,                /* memcg_path */
+        DP_FILTER_YOUNG,
+        DP_FILTER_ADDR,                 /* [addr_start, addr_end) */
+        DP_FILTER_TARGET,               /* DAMON target index */
+        DP_FILTER_HOT,                  /* addr filters kept up to date with the PMU's hot ranges */
+        _DP_FILTER_TYPE_MAX,
+};
+
+enum dp_scheme_unit {
+        DP_UNIT_RAW,                    /* DAMON's own unit */
+        DP_UNIT_PERCENT,                /* nr_accesses: of the sampling intervals in an aggregation */
+        DP_UNIT_USEC,                   /* age: a time span */
+};
+
+struct dp_scheme_range {
+        uint64_t min, max;
+        enum dp_scheme_unit unit;
+};
+
+struct dp_scheme_goal {
+        enum dp_scheme_goal_metric metric;
+        uint64_t target;
+        uint32_t nid;
+};
+
+struct dp_scheme_filter {
+        enum dp_scheme_filter_type type;
+        bool allow;                     /* allow= (6.14), else reject= */
+        bool matching;                  /* false: "!" */
+        uint64_t start, end;            /* addr */
+        uint32_t target_idx;
+        char memcg_path[DP_SCHEME_MEMCG_MAX];
+};
+
+struct dp_damon_scheme {
+        enum dp_scheme_action action;
+        int32_t target_nid;             /* migrate_*: required; else -1 */
+        struct dp_scheme_range sz, nr_accesses, age;
+        uint64_t quota_ms, quota_bytes, quota_reset_ms;
+        uint32_t weight_sz, weight_nr_accesses, weight_age;
+        struct dp_scheme_goal goals[DP_SCHEME_MAX_GOALS];
+        size_t n_goals;
+        bool wmarks;                    /* metric free_mem_rate, else none */
+        uint64_t wmarks_interval_us;
+        uint32_t wmarks_high, wmarks_mid, wmarks_low;   /* per thousand */
+        struct dp_scheme_filter filters[DP_SCHEME_MAX_FILTERS];
+        size_t n_filters;
+        char origin[DP_SCHEME_ORIGIN_MAX];      /* where it was configured, for messages */
+};
+
 #define DP_CONFIG_DEFAULT_DAMON_ROOT "/sys/kernel/mm/damon/admin"
 #define DP_CONFIG_DEFAULT_DAMON_STATE "/run/damon-perfd/damon.state"
 
@@ -57,6 +139,9 @@ struct dp_config {
         uint32_t damon_max_targets;     /* own, vaddr: the hottest processes handed to DAMON */
         enum dp_damon_goal damon_goal;
         uint32_t damon_goal_target;     /* the goal's target_value, in the metric's unit */
+        /* own: schemes after the daemon's stat scheme (none: that one alone) */
+        struct dp_damon_scheme damon_schemes[DP_CONFIG_MAX_SCHEMES];
+        size_t damon_n_schemes;
 
         /* [API] of damon-perfd.conf; empty = the daemon's default */
         char api_socket[108];           /* sun_path */

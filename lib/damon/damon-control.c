@@ -52,6 +52,8 @@ static int check_own_params(const struct dp_damon_own_params *p) {
         if (p->sample_us == 0 || p->aggr_us < p->sample_us || p->update_us == 0 || p->min_nr_regions < 3 ||
             p->max_nr_regions < p->min_nr_regions)
                 return -EINVAL;
+        if (p->nr_schemes > DP_CONFIG_MAX_SCHEMES || (p->nr_schemes > 0 && !p->schemes))
+                return -EINVAL;
         return 0;
 }
 
@@ -71,8 +73,8 @@ static int write_settings(struct damon_writer *w, const struct setting *s, size_
 }
 
 /* One stat scheme matching every region: its tried_regions are DAMON's
- * view, read back without acting on memory. */
-static int write_stat_scheme(struct damon_writer *w, const struct dp_damon_own_params *p) {
+ * view, read back without acting on memory.  The configured schemes follow. */
+static int write_stat_scheme(struct damon_writer *w, const struct dp_damon_own_params *p, bool paddr) {
         const struct setting pattern[] = {
                 { "schemes/0/access_pattern/sz/min", 0 },
                 { "schemes/0/access_pattern/sz/max", UINT64_MAX },
@@ -88,7 +90,7 @@ static int write_stat_scheme(struct damon_writer *w, const struct dp_damon_own_p
         };
         int r;
 
-        r = damon_ctx_write(w, "schemes/nr_schemes", "1");
+        r = damon_ctx_write_u64(w, "schemes/nr_schemes", 1 + p->nr_schemes);
         if (r == 0)
                 r = damon_ctx_write(w, "schemes/0/action", "stat");
         if (r == 0)
@@ -104,7 +106,7 @@ static int write_stat_scheme(struct damon_writer *w, const struct dp_damon_own_p
         }
         if (r == 0)
                 r = damon_ctx_write(w, "schemes/0/watermarks/metric", "none");
-        return r;
+        return r < 0 ? r : damon_write_schemes(w, p, paddr);
 }
 
 static int configure(struct damon_writer *w, const struct dp_damon_own_params *p) {
@@ -148,7 +150,7 @@ static int configure(struct damon_writer *w, const struct dp_damon_own_params *p
                 r = damon_write_regions(w, (unsigned) i, plan.ranges + plan.first[i], plan.count[i]);
         }
         damon_plan_done(&plan);
-        return r < 0 ? r : write_stat_scheme(w, p);
+        return r < 0 ? r : write_stat_scheme(w, p, paddr);
 }
 
 static int turn_on_owned(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file) {

@@ -19,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "damon-sysfs.h"
+#include "tracker.h"
 
 struct dp_damon_range {
         uint64_t start, end;            /* [start, end) in bytes */
@@ -60,6 +62,7 @@ struct dp_damon_state {
         int daemon_pid;                 /* who wrote it */
         unsigned kdamond, context;
         int kdamond_pid;                /* owned: the kdamond's pid when we turned it on (-1 unknown) */
+        char schemes[128];              /* owned: the actions of its schemes, "stat,pageout"; "" unknown */
         /* attached: the original value of every file we overwrite, in write
          * order, restored in reverse */
         struct dp_damon_original *originals;
@@ -76,6 +79,7 @@ struct dp_damon_state {
  *   kdamond=0
  *   context=0
  *   kdamond_pid=5678                (-1: unknown)
+ *   schemes=stat,pageout            (owned only, optional: the actions of its schemes, in order)
  *   original=PATH VALUE             (attached only, in write order; PATH under kdamonds/K/)
  *   end                             (the last line: a truncated file is refused)
  */
@@ -130,6 +134,13 @@ struct dp_damon_own_params {
         uint64_t goal_target_value;
         const struct dp_damon_target_hint *targets;     /* >= 1: DAMON will not run without targets */
         size_t nr_targets;
+        /* [DAMON] Scheme=: written as schemes 1.., after our stat scheme 0 */
+        const struct dp_damon_scheme *schemes;
+        size_t nr_schemes;
+        /* Optional: why the kernel cannot run a scheme (-EOPNOTSUPP), naming
+         * its file:line and the missing sysfs file. */
+        char *refusal;
+        size_t refusal_size;
 };
 
 /*
@@ -140,8 +151,11 @@ struct dp_damon_own_params {
  * checking avail_operations (-EOPNOTSUPP), intervals, nr_regions min/max,
  * the targets with their regions, one scheme: action stat, match-all access
  * pattern, the quota goal if asked (-EOPNOTSUPP without quotas/goals),
- * watermarks off); turns it on and saves the state again with the
- * kdamond's pid.  The hints are validated first (-EINVAL, nothing written).
+ * watermarks off), then the configured schemes as 1, 2, ... (see
+ * damon_write_schemes() in damon-write.h: each is checked against the files
+ * this kernel has before its settings are written, -EOPNOTSUPP with
+ * p->refusal saying what is missing); turns it on and saves the state again
+ * with the kdamond's pid and the schemes' actions.  The hints are validated first (-EINVAL, nothing written).
  * On failure it undoes what it did (off, nr_kdamonds=0, state file removed;
  * the file stays if the undo failed, for the next start to recover) and
  * returns the first errno.  On success kdamond 0 stays granted.
@@ -202,6 +216,51 @@ struct dp_damon_tried_region {
 };
 int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned context,
                         struct dp_damon_tried_region **ret, size_t *ret_n);
+
+/*
+ * The PMU-fed hot filter: the hot regions of one target's @regions (sorted,
+ * disjoint), touching ones joined, as at most @max_out address ranges: when
+ * there are more, the smallest gaps between them are bridged first, so that
+ * a filter never drops a hot byte.  Hot is relative to what the PMU saw: at
+ * least half the last access rate of the target's hottest region, and
+ * sampled at all (a sparse sampler rarely sees any region in half of an
+ * aggregation's intervals).  @out needs room for @max_out.  Pure.  The
+ * count, or -EINVAL (@max_out 0, unsorted input), -ENOMEM.
+ */
+#define DP_DAMON_HOT_FILTER_MAX 16
+int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, size_t max_out,
+                               struct dp_damon_range *out);
+
+/*
+ * Rewrites the filters of every scheme of our owned kdamond that has a hot
+ * filter (@schemes as configured, scheme i being DAMON's i + 1): its own
+ * filters in order, the hot one expanded to one addr filter per range of
+ * @hot (none: left out), then state=commit if the kdamond is on.  -EPERM
+ * unless owned; 0 and nothing written when no scheme has a hot filter.
+ */
+int dp_damon_update_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file,
+                                const struct dp_damon_scheme *schemes, size_t nr_schemes,
+                                const struct dp_damon_range *hot, size_t nr_hot);
+
+/*
+ * Read-back of every scheme of a context, ours or an administrator's, for
+ * showing: state=update_schemes_stats (a command, never a setting; needs the
+ * grant), then each scheme's action, target_nid, access pattern, quotas,
+ * watermark metric, numbers of goals and filters, and stats.  Writes no
+ * setting.  *ret is malloc'd (NULL when there are none); -EBADMSG for a file
+ * the kernel would never print.
+ */
+struct dp_damon_scheme_info {
+        char action[16];
+        int target_nid;                 /* -1: none or no such file */
+        uint64_t sz_min, sz_max, nr_accesses_min, nr_accesses_max, age_min, age_max;
+        uint64_t quota_ms, quota_bytes, quota_reset_ms;
+        char wmarks_metric[16];
+        unsigned nr_goals, nr_filters;
+        uint64_t nr_tried, sz_tried, nr_applied, sz_applied, qt_exceeds;
+};
+int dp_damon_read_schemes(struct dp_damon_fs *fs, unsigned kdamond, unsigned context,
+                          struct dp_damon_scheme_info **ret, size_t *ret_n);
 
 /* Is the kdamond on?  (For "turned off under us".)  -EBADMSG for a state
  * other than on/off. */

@@ -112,6 +112,8 @@ int dp_damon_state_save(const struct dp_damon_state *s, const char *file) {
                    "version=%d\nrole=%s\ndaemon_pid=%d\nkdamond=%u\ncontext=%u\nkdamond_pid=%d\n",
                 STATE_VERSION, s->role == DP_DAMON_ROLE_OWNED ? "owned" : "attached", s->daemon_pid, s->kdamond,
                 s->context, s->kdamond_pid);
+        if (s->schemes[0])
+                fprintf(f, "schemes=%s\n", s->schemes);
         for (size_t i = 0; i < s->nr_originals; i++)
                 fprintf(f, "original=%s %s\n", s->originals[i].path, s->originals[i].value);
         fputs("end\n", f);
@@ -176,12 +178,21 @@ static bool original_path_ok(const char *path, unsigned kdamond) {
         return true;
 }
 
-enum { KEY_VERSION, KEY_ROLE, KEY_DAEMON_PID, KEY_KDAMOND, KEY_CONTEXT, KEY_KDAMOND_PID, _KEY_MAX };
+enum { KEY_VERSION, KEY_ROLE, KEY_DAEMON_PID, KEY_KDAMOND, KEY_CONTEXT, KEY_KDAMOND_PID, KEY_SCHEMES, _KEY_MAX };
 
 static const char *const key_names[_KEY_MAX] = {
         [KEY_VERSION] = "version",     [KEY_ROLE] = "role",       [KEY_DAEMON_PID] = "daemon_pid",
         [KEY_KDAMOND] = "kdamond",     [KEY_CONTEXT] = "context", [KEY_KDAMOND_PID] = "kdamond_pid",
+        [KEY_SCHEMES] = "schemes",
 };
+
+/* Action names, comma-separated: what DAMON sysfs itself would hold. */
+static int parse_schemes(struct dp_damon_state *s, const char *v) {
+        if (!*v || strlen(v) >= sizeof(s->schemes) || strspn(v, "abcdefghijklmnopqrstuvwxyz_,") != strlen(v))
+                return -EBADMSG;
+        strcpy(s->schemes, v);
+        return 0;
+}
 
 static int parse_scalar(struct dp_damon_state *s, int key, const char *v) {
         long n = 0;
@@ -214,6 +225,9 @@ static int parse_scalar(struct dp_damon_state *s, int key, const char *v) {
         case KEY_KDAMOND_PID:
                 r = parse_long(v, -1, INT_MAX, &n);
                 s->kdamond_pid = (int) n;
+                break;
+        case KEY_SCHEMES:
+                r = parse_schemes(s, v);
                 break;
         }
         return r;
@@ -272,9 +286,12 @@ static int parse_state(char *text, struct dp_damon_state *s) {
                 if (r < 0)
                         break;
         }
+        /* schemes= came later, and only an owned kdamond has it. */
         for (int key = 0; r == 0 && key < _KEY_MAX; key++)
-                if (!seen[key])
+                if (!seen[key] && key != KEY_SCHEMES)
                         r = -EBADMSG;
+        if (r == 0 && seen[KEY_SCHEMES] && s->role != DP_DAMON_ROLE_OWNED)
+                r = -EBADMSG;
         if (r == 0 && !ended)
                 r = -EBADMSG;
         if (r == 0 && originals.nr_originals > 0 && s->role != DP_DAMON_ROLE_ATTACHED)

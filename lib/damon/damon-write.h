@@ -68,3 +68,16 @@ void damon_plan_done(struct damon_plan *p);
 
 /* Writes target @target's regions (nr_regions only if it differs). */
 int damon_write_regions(struct damon_writer *w, unsigned target, const struct dp_damon_range *ranges, size_t n);
+
+/*
+ * The configured schemes @p->schemes as DAMON's schemes 1, 2, ... of the
+ * context (nr_schemes already counts them): first every scheme's files are
+ * checked against what the kernel made (target_nid for migrate_*, dests for
+ * migrating processes, quotas/goals, filters, goals/G/nid for node goals,
+ * filters/F/allow for allow=): -EOPNOTSUPP with @p->refusal saying which
+ * file is missing for which configured scheme; then each is written: action,
+ * target_nid, access pattern in DAMON's units, quotas, goals, watermarks,
+ * filters (a hot filter with no ranges yet).  Records the actions in
+ * w->st->schemes.
+ */
+int damon_write_schemes(struct damon_writer *w, const struct dp_damon_own_params *p, bool paddr);

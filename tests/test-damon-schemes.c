@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* [DAMON] Scheme= in the kdamond we own, against fake trees
+ * (tests/damon-fake.h): every setting written in DAMON's units, each scheme
+ * refused when the kernel lacks a file it needs (naming the config line and
+ * the file, nothing left behind), removed on stop, the PMU-fed hot filter,
+ * and the read-back of schemes with their stats. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check-main.h"
+#include "damon-session.h"
+#include "config.h"
+#include "config-scheme.h"
+#include "damon-control.h"
+#include "fileio.h"
+#include "macro.h"
+
+static const struct dp_damon_range phys_region[] = { { 0x100000, 0x900000 } };
+static const struct dp_damon_target_hint phys_target[] = { { .pid = 0, .regions = phys_region, .nr_regions = 1 } };
+static const struct dp_damon_range proc_region[] = { { 0x1000, 0x3000 } };
+static const struct dp_damon_target_hint proc_target[] = { { .pid = 100, .regions = proc_region, .nr_regions = 1 } };
+
+static struct dp_damon_scheme schemes[4];
+static char refusal[512];
+
+static size_t parse_schemes(const char *const *texts, size_t n) {
+        char why[256];
+
+        ck_assert_uint_le(n, DP_ARRAY_SIZE(schemes));
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_msg(dp_scheme_parse(texts[i], &schemes[i], why, sizeof(why)) == 0, "%s: %s", texts[i], why);
+                snprintf(schemes[i].origin, sizeof(schemes[i].origin), "t.conf:%zu", 7 + i);
+        }
+        return n;
+}
+
+static struct dp_damon_own_params params(bool paddr, size_t nr_schemes) {
+        refusal[0] = '\0';
+        return (struct dp_damon_own_params) {
+                .operations = paddr ? "paddr" : "vaddr",
+                .sample_us = 5000,
+                .aggr_us = 100000,
+                .update_us = 1000000,
+                .min_nr_regions = 10,
+                .max_nr_regions = 1000,
+                .targets = paddr ? phys_target : proc_target,
+                .nr_targets = 1,
+                .schemes = schemes,
+                .nr_schemes = nr_schemes,
+                .refusal = refusal,
+                .refusal_size = sizeof(refusal),
+        };
+}
+
+static int own_with(struct dp_damon_fs *fs, bool paddr, const char *const *texts, size_t n,
+                    struct dp_damon_state *st) {
+        struct dp_damon_own_params p = params(paddr, parse_schemes(texts, n));
+        struct dp_damon_decision d = decide(fs, DP_DAMON_OWN, -1, paddr);
+
+        ck_assert_int_eq(d.role, DP_DAMON_ROLE_OWNED);
+        return dp_damon_own_start(fs, &d, &p, state_path(), st);
+}
+
+static void assert_files(const char *const (*expected)[2], size_t n) {
+        for (size_t i = 0; i < n; i++)
+                ck_assert_msg(strcmp(fake_get(expected[i][0]), expected[i][1]) == 0, "%s is \"%s\", expected \"%s\"",
+                              expected[i][0], fake_get(expected[i][0]), expected[i][1]);
+}
+
+static const char *const tiering[] = {
+        "migrate_hot target_nid=1 nr_accesses=50%-max age=1s-max quota_ms=20 quota_bytes=128M quota_reset=2s "
+        "weights=1,2,3 goal=hot_fraction:2500 goal=node_mem_free_bp:500:1 wmarks=free_mem_rate:5s:500:400:200 "
+        "reject=!anon allow=memcg:/work allow=hot",
+        "pageout nr_accesses=0-0 age=10-max reject=addr:0x1000-0x3000 reject=target:0 reject=hot",
+};
+
+/* Every word lands in its file, in DAMON's units; our stat scheme stays 0. */
+START_TEST(test_schemes_written) {
+        static const char *const expected[][2] = {
+                { CTX "schemes/nr_schemes", "3" },
+                { CTX "schemes/0/action", "stat" },
+                { CTX "schemes/1/action", "migrate_hot" },
+                { CTX "schemes/1/target_nid", "1" },
+                { CTX "schemes/1/access_pattern/sz/max", "18446744073709551615" },
+                { CTX "schemes/1/access_pattern/nr_accesses/min", "10" },      /* 50% of 100ms/5ms */
+                { CTX "schemes/1/access_pattern/nr_accesses/max", "4294967295" },
+                { CTX "schemes/1/access_pattern/age/min", "10" },              /* 1s in 100ms aggregations */
+                { CTX "schemes/1/quotas/ms", "20" },
+                { CTX "schemes/1/quotas/bytes", "134217728" },
+                { CTX "schemes/1/quotas/reset_interval_ms", "2000" },
+                { CTX "schemes/1/quotas/weights/sz_permil", "1" },
+                { CTX "schemes/1/quotas/weights/age_permil", "3" },
+                { CTX "schemes/1/quotas/goals/nr_goals", "2" },
+                { CTX "schemes/1/quotas/goals/0/target_metric", "user_input" },
+                { CTX "schemes/1/quotas/goals/0/target_value", "2500" },
+                { CTX "schemes/1/quotas/goals/1/target_metric", "node_mem_free_bp" },
+                { CTX "schemes/1/quotas/goals/1/nid", "1" },
+                { CTX "schemes/1/watermarks/metric", "free_mem_rate" },
+                { CTX "schemes/1/watermarks/interval_us", "5000000" },
+                { CTX "schemes/1/watermarks/low", "200" },
+                { CTX "schemes/1/filters/nr_filters", "2" },                   /* no hot ranges yet */
+                { CTX "schemes/1/filters/0/type", "anon" },
+                { CTX "schemes/1/filters/0/matching", "N" },
+                { CTX "schemes/1/filters/0/allow", "N" },
+                { CTX "schemes/1/filters/1/type", "memcg" },
+                { CTX "schemes/1/filters/1/memcg_path", "/work" },
+                { CTX "schemes/1/filters/1/allow", "Y" },
+                { CTX "schemes/2/action", "pageout" },
+                { CTX "schemes/2/target_nid", "-1" },
+                { CTX "schemes/2/access_pattern/nr_accesses/max", "0" },
+                { CTX "schemes/2/access_pattern/age/min", "10" },
+                { CTX "schemes/2/watermarks/metric", "none" },
+                { CTX "schemes/2/filters/nr_filters", "2" },
+                { CTX "schemes/2/filters/0/type", "addr" },
+                { CTX "schemes/2/filters/0/addr_start", "4096" },
+                { CTX "schemes/2/filters/0/addr_end", "12288" },
+                { CTX "schemes/2/filters/1/type", "target" },
+                { CTX "schemes/2/filters/1/damon_target_idx", "0" },
+                { "kdamonds/0/state", "on" },
+        };
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+        _cleanup_free_ char *text = NULL;
+        struct dp_damon_state st = {}, saved = {};
+        size_t size;
+
+        fake_make(true);
+        fs = open_fake();
+        ck_assert_int_eq(own_with(fs, true, tiering, 2, &st), 0);
+        assert_files(expected, DP_ARRAY_SIZE(expected));
+        ck_assert_str_eq(st.schemes, "stat,migrate_hot,pageout");
+        ck_assert_int_eq(dp_damon_state_load(state_path(), &saved), 0);
+        ck_assert_str_eq(saved.schemes, "stat,migrate_hot,pageout");
+        ck_assert_int_eq(dp_read_file(state_path(), &text, &size), 0);
+        ck_assert_ptr_nonnull(strstr(text, "\nschemes=stat,migrate_hot,pageout\n"));
+        ck_assert_uint_eq(dp_damon_fs_refused(fs), 0);
+        dp_damon_state_done(&saved);
+
+        /* goal=hot_fraction is a user_input goal: the existing feed reaches it. */
+        ck_assert_int_eq(dp_damon_feed_goal(fs, &st, state_path(), 4321), 0);
+        ck_assert_str_eq(fake_get(CTX "schemes/1/quotas/goals/0/current_value"), "4321");
+        ck_assert_str_eq(fake_get(CTX "schemes/1/quotas/goals/1/current_value"), "0");
+
+        /* schemes= belongs to an owned kdamond only. */
+        st.role = DP_DAMON_ROLE_ATTACHED;
+        ck_assert_int_eq(dp_damon_state_save(&st, state_path()), 0);
+        ck_assert_int_eq(dp_damon_state_load(state_path(), &saved), -EBADMSG);
+}
+END_TEST
+
+/* A kernel without a file a scheme needs: refused before the scheme is
+ * written, naming its config line and the file; nothing stays behind. */
+START_TEST(test_schemes_refused_by_kernel) {
+        static const struct {
+                bool v618, pre611, paddr;
+                const char *scheme, *missing;
+        } cases[] = {
+                { false, true, true, "migrate_cold target_nid=1", "schemes/1/target_nid" },
+                { false, false, true, "pageout allow=anon", "schemes/1/filters/0/allow" },
+                { false, false, true, "stat goal=node_mem_used_bp:9000:0", "schemes/1/quotas/goals/0/nid" },
+                { false, false, false, "migrate_hot target_nid=0", "schemes/1/dests" },
+        };
+
+        for (size_t i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+                _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+                _cleanup_free_ char *empty = NULL, *after = NULL;
+                struct dp_damon_state st = {};
+                const char *text[] = { cases[i].scheme };
+
+                tree_teardown();
+                fake_make(cases[i].v618);
+                fake.pre611 = cases[i].pre611;
+                empty = fake_snapshot();
+                fs = open_fake();
+                ck_assert_int_eq(own_with(fs, cases[i].paddr, text, 1, &st), -EOPNOTSUPP);
+                ck_assert_msg(strncmp(refusal, "t.conf:7: Scheme=", 17) == 0, "%s", refusal);
+                ck_assert_msg(strstr(refusal, cases[i].missing), "%s lacks %s", refusal, cases[i].missing);
+                ck_assert_ptr_nonnull(strstr(dp_damon_fs_error_path(fs), cases[i].missing));
+                after = fake_snapshot();
+                fake_assert_same(empty, after);
+                ck_assert_int_eq(access(state_path(), F_OK), -1);
+                ck_assert_int_eq(dp_damon_fs_granted_kdamond(fs), -1);
+        }
+}
+END_TEST
+
+/* Stop removes our kdamond with its schemes, and the state file. */
+START_TEST(test_schemes_restored) {
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+        _cleanup_free_ char *empty = NULL, *after = NULL;
+        struct dp_damon_state st = {};
+
+        fake_make(true);
+        empty = fake_snapshot();
+        fs = open_fake();
+        ck_assert_int_eq(own_with(fs, true, tiering, 2, &st), 0);
+        ck_assert_int_eq(dp_damon_restore(fs, &st, state_path()), 0);
+        after = fake_snapshot();
+        fake_assert_same(empty, after);
+        ck_assert_int_eq(access(state_path(), F_OK), -1);
+}
+END_TEST
+
+/* The hot ranges become addr filters where the hot filter stands, the
+ * scheme's other filters kept around them. */
+START_TEST(test_hot_filter_update) {
+        static const struct dp_damon_range hot[] = { { 0x200000, 0x300000 }, { 0x500000, 0x501000 } };
+        static const char *const expected[][2] = {
+                { CTX "schemes/1/filters/nr_filters", "4" },
+                { CTX "schemes/1/filters/1/type", "memcg" },
+                { CTX "schemes/1/filters/2/type", "addr" },
+                { CTX "schemes/1/filters/2/addr_start", "2097152" },
+                { CTX "schemes/1/filters/2/addr_end", "3145728" },
+                { CTX "schemes/1/filters/2/allow", "Y" },
+                { CTX "schemes/1/filters/2/matching", "Y" },
+                { CTX "schemes/1/filters/3/addr_start", "5242880" },
+                { CTX "schemes/2/filters/nr_filters", "4" },
+                { CTX "schemes/2/filters/2/type", "addr" },
+                { CTX "schemes/2/filters/2/allow", "N" },
+                { CTX "schemes/2/filters/3/addr_end", "5246976" },
+        };
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+        struct dp_damon_state st = {}, attached = { .role = DP_DAMON_ROLE_ATTACHED };
+
+        fake_make(true);
+        fs = open_fake();
+        ck_assert_int_eq(own_with(fs, true, tiering, 2, &st), 0);
+        fake_log_clear();
+        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 2, hot, 2), 0);
+        assert_files(expected, DP_ARRAY_SIZE(expected));
+        ck_assert_str_eq(fake.log[fake.n_log - 1], "kdamonds/0/state=commit");
+
+        /* None hot: the hot filter's entries go, the others stay. */
+        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 2, NULL, 0), 0);
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/nr_filters"), "2");
+        ck_assert_str_eq(fake_get(CTX "schemes/2/filters/nr_filters"), "2");
+        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &attached, state_path(), schemes, 2, hot, 2), -EPERM);
+        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 2, (const struct dp_damon_range[]) {
+                                 { 0x3000, 0x4000 }, { 0x1000, 0x2000 } }, 2), -EINVAL);
+}
+END_TEST
+
+static struct dp_snapshot_region region(uint64_t start, uint64_t end, uint32_t nr_accesses) {
+        return (struct dp_snapshot_region) { .start = start, .end = end, .last_nr_accesses = nr_accesses };
+}
+
+/* Hot (at least half the hottest's rate) regions joined where they touch;
+ * beyond max_out the narrowest gaps are bridged, never a hot byte dropped. */
+START_TEST(test_hot_filter_ranges) {
+        const struct dp_snapshot_region regions[] = {
+                region(0, 10, 12), region(10, 20, 20), region(20, 30, 9), region(30, 40, 10),
+                region(100, 110, 15), region(200, 210, 20), region(300, 310, 0),
+        };
+        const struct dp_snapshot_region unsorted[] = { region(10, 20, 20), region(0, 10, 20) };
+        struct dp_damon_range out[8];
+
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 8, out), 4);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 20);
+        ck_assert_uint_eq(out[1].start, 30);
+        ck_assert_uint_eq(out[3].end, 210);
+        /* Gaps 10, 60, 90: three outputs keep 90 and 60. */
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 3, out), 3);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 40);
+        ck_assert_uint_eq(out[1].start, 100);
+        ck_assert_uint_eq(out[1].end, 110);
+        ck_assert_uint_eq(out[2].start, 200);
+        /* One: all of it. */
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 1, out), 1);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 210);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 0, 4, out), 0);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 0, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(unsorted, 2, 4, out), -EINVAL);
+        /* Relative to the hottest: a sparse sample stream still has hot ranges. */
+        {
+                const struct dp_snapshot_region sparse[] = { region(0, 10, 1), region(10, 20, 3), region(30, 40, 2) };
+
+                ck_assert_int_eq(dp_damon_hot_filter_ranges(sparse, 3, 4, out), 2);
+                ck_assert_uint_eq(out[0].start, 10);
+                ck_assert_uint_eq(out[0].end, 20);
+                ck_assert_uint_eq(out[1].start, 30);
+        }
+}
+END_TEST
+
+/* The read-back asks DAMON for fresh stats and writes nothing else. */
+START_TEST(test_read_schemes) {
+        static const char *const expected[] = { "kdamonds/0/state=update_schemes_stats" };
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+        _cleanup_free_ struct dp_damon_scheme_info *info = NULL;
+        struct dp_damon_state st = {};
+        size_t n = 0;
+
+        fake_make(true);
+        fs = open_fake();
+        ck_assert_int_eq(own_with(fs, true, tiering, 2, &st), 0);
+        fake_file(CTX "schemes/1/stats/nr_tried", "7", 0400);
+        fake_file(CTX "schemes/1/stats/sz_applied", "65536", 0400);
+        fake_file(CTX "schemes/2/stats/qt_exceeds", "3", 0400);
+        fake_log_clear();
+        ck_assert_int_eq(dp_damon_read_schemes(fs, 0, 0, &info, &n), 0);
+        assert_log(expected, DP_ARRAY_SIZE(expected));
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(info[0].action, "stat");
+        ck_assert_str_eq(info[1].action, "migrate_hot");
+        ck_assert_int_eq(info[1].target_nid, 1);
+        ck_assert_uint_eq(info[1].nr_accesses_min, 10);
+        ck_assert_uint_eq(info[1].quota_bytes, 134217728);
+        ck_assert_uint_eq(info[1].nr_goals, 2);
+        ck_assert_uint_eq(info[1].nr_filters, 2);
+        ck_assert_str_eq(info[1].wmarks_metric, "free_mem_rate");
+        ck_assert_uint_eq(info[1].nr_tried, 7);
+        ck_assert_uint_eq(info[1].sz_applied, 65536);
+        ck_assert_uint_eq(info[2].qt_exceeds, 3);
+        ck_assert_int_eq(info[2].target_nid, -1);
+
+        /* A count beyond the directories is garbled. */
+        fake_file(CTX "schemes/nr_schemes", "9", 0600);
+        free(info);
+        info = NULL;
+        ck_assert_int_eq(dp_damon_read_schemes(fs, 0, 0, &info, &n), -EBADMSG);
+        ck_assert_str_eq(dp_damon_fs_error_path(fs), CTX "schemes/nr_schemes");
+}
+END_TEST
+
+static Suite *damon_schemes_suite(void) {
+        Suite *s = suite_create("damon-schemes");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_schemes_written);
+        tcase_add_test(tc, test_schemes_refused_by_kernel);
+        tcase_add_test(tc, test_schemes_restored);
+        tcase_add_test(tc, test_hot_filter_update);
+        tcase_add_test(tc, test_hot_filter_ranges);
+        tcase_add_test(tc, test_read_schemes);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return dp_check_run(damon_schemes_suite());
+}
