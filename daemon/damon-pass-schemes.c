@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The DAMON pass's schemes side: the quota goal fed with the PMU's hot
+ * fraction, the schemes and their stats read back, and the hot filters that
+ * follow the PMU's hot ranges. */
+
+#include <string.h>
+
+#include "config-scheme.h"
+#include "damon-thread-internal.h"
+#include "macro.h"
+
+/* Passes in a row without a hot range before the hot filters are emptied:
+ * one aggregation without samples says little about a hot area. */
+#define HOT_FILTER_HOLD_PASSES 5
+
+void damon_feed_goal(struct damon_thread *d) {
+        int r;
+
+        d->work.hot_fraction = dp_damon_hot_fraction(&d->snap, d->work.targets, d->work.nr_targets);
+        if (!dp_config_feeds_hot_fraction(&d->config) || !d->work.running || d->decision.role == DP_DAMON_ROLE_OBSERVE)
+                return;
+        r = dp_damon_feed_goal(d->fs, &d->state, d->config.damon_state_file, d->work.hot_fraction);
+        if (r < 0)
+                damon_note_failure(d, "quota-goal", r);
+        else
+                d->work.goal_feeds++;
+}
+
+/* The context's schemes and their stats: ours, or an administrator's, read
+ * and never changed (update_schemes_stats is a command, not a setting). */
+void damon_read_schemes(struct damon_thread *d) {
+        _cleanup_free_ struct dp_damon_scheme_info *info = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!d->work.running)
+                return;
+        r = dp_damon_read_schemes(d->fs, d->decision.kdamond, d->decision.context, &info, &n);
+        if (r < 0) {
+                damon_note_failure(d, "schemes", r);
+                return;
+        }
+        d->work.nr_schemes = DP_MIN(n, (size_t) DAMON_VIEW_MAX_SCHEMES);
+        if (d->work.nr_schemes)
+                memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
+}
+
+/* The schemes' hot filters follow the PMU's hot ranges of our one target
+ * (the configuration allows no more), rewritten only when a range edge
+ * moved materially (each rewrite costs DAMON a commit) and emptied only
+ * after HOT_FILTER_HOLD_PASSES passes without any. */
+void damon_update_hot_filters(struct damon_thread *d) {
+        struct dp_damon_range hot[DP_DAMON_HOT_FILTER_MAX];
+        struct dp_range now[DP_DAMON_HOT_FILTER_MAX];
+        const struct dp_snapshot_target *t;
+        int n, r;
+
+        if (!dp_config_has_hot_filters(&d->config) || d->decision.role != DP_DAMON_ROLE_OWNED || !d->work.running ||
+            d->work.nr_targets != 1)
+                return;
+        t = damon_snapshot_target(&d->snap, d->work.targets[0]);
+        if (!t)
+                return;
+        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
+                                       hot);
+        if (n < 0) {
+                damon_note_failure(d, "hot-filters", n);
+                return;
+        }
+        d->passes_without_hot = n > 0 ? 0 : d->passes_without_hot + 1;
+        if (n == 0 && d->passes_without_hot < HOT_FILTER_HOLD_PASSES)
+                return;
+        for (int i = 0; i < n; i++)
+                now[i] = (struct dp_range) { hot[i].start, hot[i].end };
+        if ((size_t) n == d->nr_hot && !dp_damon_hints_differ(d->hot, d->nr_hot, now, (size_t) n, HINT_TOLERANCE))
+                return;
+        r = dp_damon_update_hot_filters(d->fs, &d->state, d->config.damon_state_file, d->config.damon_schemes,
+                                        d->config.damon_n_schemes, hot, (size_t) n);
+        if (r < 0) {
+                damon_note_failure(d, "hot-filters", r);
+                return;
+        }
+        memcpy(d->hot, now, (size_t) n * sizeof(now[0]));
+        d->nr_hot = (size_t) n;
+}

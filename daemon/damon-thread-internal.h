@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The DAMON thread's state and the steps of its pass, shared by
+ * damon-thread.c (lifecycle, pass loop, view), damon-pass-hints.c (hints:
+ * build, merge with DAMON's layout, commit, read-back, agreement) and
+ * damon-pass-schemes.c (quota goal, schemes read-back, hot filters). */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "damon-hints.h"
+#include "damon-sysfs.h"
+#include "damon-thread.h"
+
+/* A boundary that moved less than this is not worth a commit. */
+#define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
+
+/* The layout last committed for one DAMON target. */
+struct committed_target {
+        uint32_t pid;
+        struct dp_range *ranges;
+        size_t nr;
+};
+
+struct damon_thread {
+        struct dp_config config;
+        struct tracker_thread *tracker;
+        pthread_t thread;
+        bool started;
+
+        pthread_mutex_t wake_lock;      /* guards stop, with wake */
+        pthread_cond_t wake;
+        bool stop;
+
+        /* The thread's own state. */
+        struct dp_damon_fs *fs;
+        struct dp_damon_state state;
+        bool have_state;                /* owned (after start) or attached: there is something to restore */
+        struct dp_damon_decision decision;
+        uint32_t max_nr_regions;        /* DAMON's, for the hint budget */
+        struct dp_tracker_snapshot snap;
+        struct committed_target committed[DAMON_VIEW_MAX_TARGETS];
+        size_t nr_committed;
+        unsigned failures;              /* in a row, for the backoff */
+        bool busy;                      /* this pass met DAMON's lock held: retry soon */
+        unsigned busy_passes;           /* passes in a row that did, none clean between */
+        struct {
+                unsigned passes, stop;  /* DAMON_PERFD_TEST_DAMON_BUSY reads left (test-seam.h) */
+        } inject_busy;
+        struct dp_range hot[DP_DAMON_HOT_FILTER_MAX];   /* in the schemes' hot filters now */
+        size_t nr_hot;
+        unsigned passes_without_hot;
+        bool stopping;                  /* restoring on stop */
+        bool was_running;
+        struct damon_view work;
+
+        pthread_mutex_t view_lock;      /* guards published */
+        struct damon_view published;
+};
+
+/* damon-thread.c */
+void damon_note_failure(struct damon_thread *d, const char *step, int error);
+void damon_committed_clear(struct damon_thread *d);
+const struct dp_snapshot_target *damon_snapshot_target(const struct dp_tracker_snapshot *snap, uint32_t pid);
+
+/* damon-pass-hints.c */
+void damon_commit_hints(struct damon_thread *d);
+void damon_read_back(struct damon_thread *d);
+
+/* damon-pass-schemes.c */
+void damon_feed_goal(struct damon_thread *d);
+void damon_read_schemes(struct damon_thread *d);
+void damon_update_hot_filters(struct damon_thread *d);
