@@ -206,6 +206,29 @@ static inline void pdw_raw(struct pdw *w, const void *bytes, size_t n) {
         pdw_put(&w->data, bytes, n);
 }
 
+#define PDW_RECORD_AUXTRACE 71     /* perf's own record type (tools/perf/util/event.h) */
+
+/* perf's PERF_RECORD_AUXTRACE {size, offset, reference, idx, tid, cpu}
+ * for CPU @cpu's AUX bytes @payload at AUX @offset, then the bytes, padded
+ * to 8 as perf pads them (the padding counted in size). */
+static inline void pdw_auxtrace(struct pdw *w, uint64_t offset, uint32_t cpu, const struct pdw_bytes *payload) {
+        struct pdw_bytes b = {}, p = {};
+
+        pdw_put(&p, payload->b, payload->n);
+        pdw_pad8(&p);
+        pdw_u64(&b, p.n);
+        pdw_u64(&b, offset);
+        pdw_u64(&b, 0x1234);
+        pdw_u32(&b, cpu);
+        pdw_u32(&b, UINT32_MAX);
+        pdw_u32(&b, cpu);
+        pdw_u32(&b, 0);
+        pdw_record(w, PDW_RECORD_AUXTRACE, 0, &b);
+        pdw_raw(w, p.b, p.n);
+        pdw_bytes_free(&b);
+        pdw_bytes_free(&p);
+}
+
 static inline void pdw_put_u64_at(uint8_t *p, uint64_t v) {
         memcpy(p, &v, 8);
 }

@@ -29,7 +29,6 @@
 
 #define DIFF_ID_TYPES (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define DIFF_RECORD_AUXTRACE_INFO 70
-#define DIFF_RECORD_AUXTRACE 71
 #define DIFF_RECORD_TIME_CONV 79
 #define DIFF_HEADER_ARCH 6
 #define DIFF_HEADER_PMU_CAPS 31
@@ -358,7 +357,7 @@ static inline void diff_spe_begin(struct pdw *w, uint64_t midr) {
 static inline void diff_spe_aux(struct pdw *w, uint32_t cpu, uint64_t offset, const struct pdw_bytes *payload,
                                 uint64_t time) {
         struct pdw_id id = { .pid = UINT32_MAX, .tid = UINT32_MAX, .time = time, .id = 0x100, .cpu = cpu };
-        struct pdw_bytes b = {}, p = {};
+        struct pdw_bytes b = {};
 
         pdw_u64(&b, offset);
         pdw_u64(&b, payload->n);
@@ -366,18 +365,5 @@ static inline void diff_spe_aux(struct pdw *w, uint32_t cpu, uint64_t offset, co
         pdw_sample_id(&b, DIFF_ID_TYPES, &id);
         pdw_record(w, PERF_RECORD_AUX, 0, &b);
         pdw_bytes_free(&b);
-
-        pdw_put(&p, payload->b, payload->n);
-        pdw_pad8(&p);
-        pdw_u64(&b, p.n);
-        pdw_u64(&b, offset);
-        pdw_u64(&b, 0x1234);
-        pdw_u32(&b, cpu);
-        pdw_u32(&b, UINT32_MAX);
-        pdw_u32(&b, cpu);
-        pdw_u32(&b, 0);
-        pdw_record(w, DIFF_RECORD_AUXTRACE, 0, &b);
-        pdw_raw(w, p.b, p.n);
-        pdw_bytes_free(&b);
-        pdw_bytes_free(&p);
+        pdw_auxtrace(w, offset, cpu, payload);
 }

@@ -12,27 +12,8 @@
 #include "macro.h"
 
 #include "check-main.h"
+#include "config-messages.h"
 #include "test-tree.h"
-
-#define MAX_MESSAGES 32
-
-struct messages {
-        size_t n, n_errors;
-        char text[MAX_MESSAGES][512];
-        enum dp_config_severity severity[MAX_MESSAGES];
-};
-
-static void collect(enum dp_config_severity severity, const char *message, void *userdata) {
-        struct messages *m = userdata;
-
-        if (severity == DP_CONFIG_ERROR)
-                m->n_errors++;
-        if (m->n < MAX_MESSAGES) {
-                snprintf(m->text[m->n], sizeof(m->text[0]), "%s", message);
-                m->severity[m->n] = severity;
-        }
-        m->n++;
-}
 
 static const char *fixtures(void) {
         const char *d = getenv("DP_CONFIG_FIXTURES");

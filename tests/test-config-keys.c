@@ -16,23 +16,7 @@
 #include "macro.h"
 
 #include "check-main.h"
-
-#define MAX_MESSAGES 8
-
-struct messages {
-        size_t n, n_errors;
-        char text[MAX_MESSAGES][512];
-};
-
-static void collect(enum dp_config_severity severity, const char *message, void *userdata) {
-        struct messages *m = userdata;
-
-        if (severity == DP_CONFIG_ERROR)
-                m->n_errors++;
-        if (m->n < MAX_MESSAGES)
-                snprintf(m->text[m->n], sizeof(m->text[0]), "%s", message);
-        m->n++;
-}
+#include "config-messages.h"
 
 /* tests/config/good.conf: every key set. */
 static void load_good(struct dp_config *c) {

@@ -25,7 +25,6 @@
 #include "perf-data-writer.h"
 
 #define RECORD_AUXTRACE_INFO 70
-#define RECORD_AUXTRACE 71
 #define RECORD_TIME_CONV 79
 #define RECORD_FINISHED_ROUND 68
 
@@ -186,26 +185,6 @@ static void rec_aux(struct pdw *w, uint64_t type, uint64_t offset, uint64_t size
         pdw_bytes_free(&b);
 }
 
-/* PERF_RECORD_AUXTRACE {size, offset, reference, idx, tid, cpu} and its
- * payload, padded to 8 as perf pads it (the padding counted in size). */
-static void rec_auxtrace(struct pdw *w, uint64_t offset, uint32_t cpu, const struct pdw_bytes *payload) {
-        struct pdw_bytes b = {}, p = {};
-
-        pdw_put(&p, payload->b, payload->n);
-        pdw_pad8(&p);
-        pdw_u64(&b, p.n);
-        pdw_u64(&b, offset);
-        pdw_u64(&b, 0x1234);
-        pdw_u32(&b, cpu);
-        pdw_u32(&b, UINT32_MAX);
-        pdw_u32(&b, cpu);
-        pdw_u32(&b, 0);
-        pdw_record(w, RECORD_AUXTRACE, 0, &b);
-        pdw_raw(w, p.b, p.n);
-        pdw_bytes_free(&b);
-        pdw_bytes_free(&p);
-}
-
 static void rec_auxtrace_info(struct pdw *w) {
         struct pdw_bytes b = {};
 
@@ -332,8 +311,8 @@ static uint8_t *spe_record_order_capture(size_t *size) {
         /* perf copies each CPU's AUX area after the data ring: both stretches in one payload. */
         pdw_put(&cpu0, s1.b, s1.n);
         pdw_put(&cpu0, s2.b, s2.n);
-        rec_auxtrace(&w, 0, 0, &cpu0);
-        rec_auxtrace(&w, 0, 1, &s3);
+        pdw_auxtrace(&w, 0, 0, &cpu0);
+        pdw_auxtrace(&w, 0, 1, &s3);
         rec_finished_round(&w);
         img = pdw_finish(&w, size);
         pdw_bytes_free(&s1);
@@ -440,7 +419,7 @@ static void spe_timed_capture(bool use_clockid, struct outcome *o) {
         rec_switch(&w, ID_TYPES, true, 100, 101, &(struct pdw_id) { 50, 50, 1000, 0x200, 0 });
         rec_switch(&w, ID_TYPES, false, 100, 101, &(struct pdw_id) { 200, 200, 3000, 0x200, 0 });
         rec_aux(&w, ID_TYPES, 0, s.n, 0, &(struct pdw_id) { 200, 200, 5000, 0x100, 0 });
-        rec_auxtrace(&w, 0, 0, &s);
+        pdw_auxtrace(&w, 0, 0, &s);
         replay_writer(&w, o);
         pdw_bytes_free(&s);
 }
@@ -485,7 +464,7 @@ START_TEST(test_spe_garbage) {
         spe_capture_start(&w, false);
         pdw_put(&cut, good.b, good.n);
         pdw_put(&cut, good.b, good.n - 5);
-        rec_auxtrace(&w, 0, 0, &cut);
+        pdw_auxtrace(&w, 0, 0, &cut);
         replay_writer(&w, &o);
         ck_assert_int_eq(o.run, 0);
         ck_assert_uint_eq(o.total.v[DP_C_CALLBACK], 2);
@@ -499,10 +478,10 @@ START_TEST(test_spe_garbage) {
 
                 pdw_u64(&b, 0);         /* size 0: no payload */
                 pdw_u64(&b, 0);
-                pdw_record(&w, RECORD_AUXTRACE, 0, &b);
+                pdw_record(&w, PDW_RECORD_AUXTRACE, 0, &b);
                 pdw_bytes_free(&b);
         }
-        rec_auxtrace(&w, 0, 0, &good);
+        pdw_auxtrace(&w, 0, 0, &good);
         replay_writer(&w, &o);
         ck_assert_int_eq(o.run, 0);
         ck_assert_uint_eq(o.total.v[DP_C_BAD_RECORD], 1);
@@ -511,7 +490,7 @@ START_TEST(test_spe_garbage) {
         /* An AUXTRACE whose size runs past the end of the file: the run stops
          * with the reader's error, having counted what came before. */
         spe_capture_start(&w, false);
-        rec_auxtrace(&w, 0, 0, &good);
+        pdw_auxtrace(&w, 0, 0, &good);
         {
                 struct pdw_bytes b = {};
 
@@ -522,7 +501,7 @@ START_TEST(test_spe_garbage) {
                 pdw_u32(&b, UINT32_MAX);
                 pdw_u32(&b, 0);
                 pdw_u32(&b, 0);
-                pdw_record(&w, RECORD_AUXTRACE, 0, &b);
+                pdw_record(&w, PDW_RECORD_AUXTRACE, 0, &b);
                 pdw_bytes_free(&b);
                 pdw_raw(&w, good.b, good.n / 8 * 8);
         }
@@ -537,7 +516,7 @@ START_TEST(test_spe_garbage) {
         pdw_le(&cut, 0xffffffffffffull, 6);
         pdw_put(&cut, good.b, good.n);
         spe_mem(&cut, &(struct spe_rec) { STORE, VA(2), PA(2), 0xe, -1, 1234 });
-        rec_auxtrace(&w, 0, 0, &cut);
+        pdw_auxtrace(&w, 0, 0, &cut);
         replay_writer(&w, &o);
         ck_assert_int_eq(o.run, 0);
         ck_assert_uint_eq(o.total.v[DP_C_VALID], 1);
@@ -551,7 +530,7 @@ START_TEST(test_spe_garbage) {
         rec_fork(&w, ID_TYPES, 100, 102, &(struct pdw_id) { 100, 101, 900, 0x200, 0 });
         rec_switch(&w, ID_TYPES, true, 100, 101, &(struct pdw_id) { 50, 50, 1000, 0x200, 0 });
         rec_aux(&w, ID_TYPES, 0, cut.n, DP_AUX_FLAG_PARTIAL, &(struct pdw_id) { 100, 101, 2000, 0x100, 0 });
-        rec_auxtrace(&w, 0, 0, &cut);
+        pdw_auxtrace(&w, 0, 0, &cut);
         img = pdw_finish(&w, &size);
         {
                 uint64_t x = 0x9e3779b97f4a7c15ull;
