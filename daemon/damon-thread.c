@@ -167,6 +167,10 @@ static void pass(struct damon_thread *d) {
         dp_damon_fs_clear_error(d->fs);
         d->busy = false;
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
+        /* Only a kdamond we give hints to needs the granules (observing one,
+         * the samples are not worth a probe into the sketch each). */
+        tracker_thread_keep_granules(d->tracker, d->decision.role == DP_DAMON_ROLE_OWNED ||
+                                                 d->decision.role == DP_DAMON_ROLE_ATTACHED);
         if (check_running(d) >= 0) {
                 if (d->decision.role == DP_DAMON_ROLE_OWNED ||
                     (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))

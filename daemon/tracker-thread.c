@@ -70,6 +70,7 @@ struct tracker_thread {
         atomic_bool stop;
         atomic_bool refresh_requested;
         atomic_bool pending_set;                /* checked once per pass, never per sample */
+        atomic_bool keep_granules;              /* likewise: tracker_thread_keep_granules() */
         pthread_mutex_t pending_lock;           /* guards pending */
         struct pending_targets pending;
         _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
@@ -477,6 +478,7 @@ static void *tracker_main(void *arg) {
                         apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
+                dp_tracker_keep_granules(t->tracker, atomic_load_explicit(&t->keep_granules, memory_order_relaxed));
                 t->aggr_samples += drain_all(t, stopping, &fullest);
                 now = dp_now_ns(CLOCK_MONOTONIC);
                 if (!stopping && rest_idle(t))
@@ -594,6 +596,10 @@ int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config 
         atomic_store(&t->pending_set, true);
         wake(t);
         return 0;
+}
+
+void tracker_thread_keep_granules(struct tracker_thread *t, bool keep) {
+        atomic_store_explicit(&t->keep_granules, keep, memory_order_relaxed);
 }
 
 uint32_t tracker_thread_target_capacity(struct tracker_thread *t) {

@@ -63,7 +63,8 @@ START_TEST(test_full_table_drops) {
 }
 END_TEST
 
-/* The tracker's snapshot hands each target its own sampled granules. */
+/* The tracker's snapshot hands each target its own sampled granules, once
+ * asked to keep them. */
 START_TEST(test_tracker_snapshot_granules) {
         struct dp_tracker_config c;
         struct dp_tracker *t;
@@ -77,6 +78,7 @@ START_TEST(test_tracker_snapshot_granules) {
 
         dp_tracker_config_init(&c);
         ck_assert_int_eq(dp_tracker_new(&c, &t), 0);
+        dp_tracker_keep_granules(t, true);
         ck_assert_int_eq(dp_tracker_add_target(t, 9, &r, 1), 0);
         ck_assert_int_eq(dp_tracker_add_target(t, 4, &r, 1), 0);
         dp_tracker_account_batch(t, s, DP_ARRAY_SIZE(s), &cv);
@@ -91,6 +93,15 @@ START_TEST(test_tracker_snapshot_granules) {
         ck_assert_int_eq(dp_tracker_remove_target(t, 9), 0);
         ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
         ck_assert_uint_eq(snap.nr_granules, 1);
+
+        /* Off forgets them, and samples then count in the regions only. */
+        dp_tracker_keep_granules(t, false);
+        cv = (struct dp_counter_values) {};
+        dp_tracker_account_batch(t, s, DP_ARRAY_SIZE(s), &cv);
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        ck_assert_uint_eq(snap.nr_granules, 0);
+        ck_assert_uint_eq(snap.targets[0].nr_granules, 0);
+        ck_assert_uint_eq(cv.v[DP_C_MATCH], 1);         /* 9 is gone */
         dp_tracker_snapshot_free(&snap);
         dp_tracker_free(t);
 }

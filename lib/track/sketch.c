@@ -74,6 +74,12 @@ void dp_sketch_decay(struct dp_sketch *s) {
                 rebuild(s, decayed, 0);
 }
 
+void dp_sketch_clear(struct dp_sketch *s) {
+        if (s->used)
+                clear(s->slots);
+        s->used = 0;
+}
+
 void dp_sketch_forget(struct dp_sketch *s, uint32_t tgid) {
         if (s->used)
                 rebuild(s, not_of, tgid);

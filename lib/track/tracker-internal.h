@@ -62,4 +62,5 @@ struct dp_tracker {
         uint64_t next_aggr_epoch;
         uint64_t split_failures;
         struct dp_sketch sketch;        /* where samples fall, exactly */
+        bool keep_granules;             /* the sketch is fed (dp_tracker_keep_granules()) */
 };

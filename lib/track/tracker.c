@@ -381,7 +381,8 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
 
         dp_region_count_sample(region, addr);
         target->sampled_aggr = t->nr_aggregations;
-        dp_sketch_add(&t->sketch, target->tgid, addr);
+        if (t->keep_granules)
+                dp_sketch_add(&t->sketch, target->tgid, addr);
         return count_access(t, region, s->time);
 
 missed:
@@ -560,6 +561,12 @@ uint64_t dp_tracker_aggregation_due_ns(const struct dp_tracker *t) {
         /* A tick at next_sample_ns passes one epoch; each interval after it one more. */
         epochs = t->next_aggr_epoch > t->epoch ? t->next_aggr_epoch - t->epoch : 1;
         return t->next_sample_ns + (epochs - 1) * t->config.sample_interval_ns;
+}
+
+void dp_tracker_keep_granules(struct dp_tracker *t, bool keep) {
+        if (t->keep_granules && !keep)
+                dp_sketch_clear(&t->sketch);
+        t->keep_granules = keep;
 }
 
 uint64_t dp_tracker_sketch_dropped(const struct dp_tracker *t) {

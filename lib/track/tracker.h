@@ -144,6 +144,13 @@ uint64_t dp_tracker_split_failures(const struct dp_tracker *t);
 /* Samples the granule sketch had no room for. */
 uint64_t dp_tracker_sketch_dropped(const struct dp_tracker *t);
 
+/* Whether samples are also counted into the granule sketch (sketch.h).  Only
+ * the DAMON hints and the agreement figures read it, so it is off until
+ * whoever gives hints turns it on: a sample costs a hash probe into a 1 MiB
+ * table, and the table a walk every DP_SKETCH_DECAY_AGGREGATIONS
+ * aggregations.  Turning it off forgets every granule. */
+void dp_tracker_keep_granules(struct dp_tracker *t, bool keep);
+
 /* ---- Snapshots: copies for other threads ---- */
 
 struct dp_snapshot_region {
