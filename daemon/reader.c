@@ -4,8 +4,7 @@
  * and the queue's producer side stay in that CPU's cache, and a CPU that
  * fails or goes away affects nobody else.  It sleeps in epoll until the
  * kernel's wakeup watermark is reached, the poll interval passes, or the
- * daemon stops; each wakeup handles the whole ring in one batch.  A quiet
- * CPU's reader polls ever less often (next_poll_ms()).  All it
+ * daemon stops; each wakeup handles the whole ring in one batch.  All it
  * shares with the tracker is its CPU's channel (channel.h).
  */
 #include <errno.h>
@@ -21,15 +20,14 @@
 #include "time-util.h"
 
 #define LOST_READ_INTERVAL_NS 1000000000ull
-/* Between the wake-ups the kernel's watermark brings (bursts), a reader polls
- * its ring: as often as configured while samples flow fast, less often while
- * they trickle, so that a poll finds about POLL_TARGET_SAMPLES (a wake-up
- * costs tens of microseconds on a virtual machine, a sample tens of
- * nanoseconds), and at most every QUIET_POLL_MAX_MS.  It says so in its
- * channel, and the tracker waits that long before it closes an aggregation:
- * a slower poll makes a later view, never a sample counted out of its own
- * interval. */
-#define POLL_TARGET_SAMPLES 1024
+/* A reader sleeps until the kernel's watermark says its ring is half full
+ * (a burst) or QUIET_POLL_MAX_MS pass, whichever comes first: on a virtual
+ * machine a wake-up costs 50-150 us of CPU, as much as thousands of samples,
+ * so it waits for as many as the ring holds without risk.  Only while the
+ * tracker says its queues cannot afford that (channel_capped_poll_ms()) does
+ * it poll as often as configured.  It says its interval in its channel, and
+ * the tracker waits that long before it closes an aggregation: a slower poll
+ * makes a later view, never a sample counted out of its own interval. */
 #define QUIET_POLL_MAX_MS 1000
 
 /* The kernel's lost count; true when the event's time_enabled stood still
@@ -45,23 +43,7 @@ static bool read_event(struct sampler *s) {
         return now.has_time_enabled && dp_event_liveness_stalled(&s->liveness, now.time_enabled);
 }
 
-/* The poll interval after a drain that brought @drained samples @elapsed_ns
- * after the one before. */
-static uint32_t next_poll_ms(const struct sampler *s, uint32_t poll_ms, uint64_t drained, uint64_t elapsed_ns) {
-        uint32_t most = DP_MAX((uint32_t) QUIET_POLL_MAX_MS, s->poll_ms);
-        uint64_t ms;
-
-        if (drained == 0)
-                ms = (uint64_t) poll_ms * 2;
-        else
-                ms = elapsed_ns / NSEC_PER_MSEC * POLL_TARGET_SAMPLES / drained;
-        return (uint32_t) DP_MIN(DP_MAX(ms, (uint64_t) s->poll_ms), (uint64_t) most);
-}
-
-/* Returns how many samples the drain brought. */
-static uint64_t drain_and_publish(struct sampler *s, bool stopping) {
-        uint64_t before = s->reader.counters.v[DP_C_CALLBACK];
-
+static void drain_and_publish(struct sampler *s, bool stopping) {
         dp_ring_reader_drain(&s->reader);
         dp_counters_publish(&s->channel->stats, DP_OWNER_READER, &s->reader.counters);
         channel_wake_if_needed(s->channel);
@@ -77,7 +59,6 @@ static uint64_t drain_and_publish(struct sampler *s, bool stopping) {
                                                   s->channel->cpu);
                 }
         }
-        return s->reader.counters.v[DP_C_CALLBACK] - before;
 }
 
 /* An epoll fd watching the event's ring and the stop fd, or a negative errno. */
@@ -98,7 +79,7 @@ static void *reader_main(void *arg) {
         struct epoll_event events[2];
         uint64_t next_lost_read = 0;
         uint32_t poll_ms = s->poll_ms, slept_ms;
-        uint64_t drained, now, last_drain = dp_now_ns(CLOCK_MONOTONIC);
+        uint64_t now;
         enum dp_cpu_step failed_step = DP_STEP_RUN;
         char name[16];
         cpu_set_t set;
@@ -131,11 +112,10 @@ static void *reader_main(void *arg) {
                         if (events[i].data.fd == s->fd && (events[i].events & (EPOLLHUP | EPOLLERR)))
                                 hangup = true;
 
-                drained = drain_and_publish(s, false);
+                drain_and_publish(s, false);
                 now = dp_now_ns(CLOCK_MONOTONIC);
                 slept_ms = poll_ms;
-                poll_ms = channel_capped_poll_ms(s->channel, next_poll_ms(s, poll_ms, drained, now - last_drain));
-                last_drain = now;
+                poll_ms = channel_capped_poll_ms(s->channel, DP_MAX((uint32_t) QUIET_POLL_MAX_MS, s->poll_ms));
                 /* The longer of the two, for one round: what came during the
                  * last sleep may not have been drained when the tracker looks. */
                 channel_set_poll_ms(s->channel, DP_MAX(slept_ms, poll_ms));
