@@ -152,6 +152,7 @@ static bool target_sampled(const struct dp_tracker_snapshot *snap, size_t i) {
 /* @all: every target now (start, reload); else the idle ones in turns. */
 static void refresh_targets(struct tracker_thread *t, bool all) {
         const struct dp_config *c = &t->config;
+        const struct dp_tracker_snapshot *snap;
 
         switch (c->target_mode) {
         case DP_TARGETS_PHYS:
@@ -163,14 +164,16 @@ static void refresh_targets(struct tracker_thread *t, bool all) {
                                 log_debug("pid %u is not running (yet)", c->pids[i]);
                 return;
         case DP_TARGETS_ALL:
-                /* Walk a copy: sync_target() may drop targets as it goes. */
-                if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
-                        return;
+                /* Walk the published snapshot, a copy (sync_target() may drop
+                 * targets as it goes) made at the last aggregation anyway;
+                 * only this thread replaces it, so it reads it unlocked.  A
+                 * target adopted since was read when it was. */
+                snap = &t->published;
                 t->refresh_round++;
-                for (size_t i = 0; i < t->work.nr_targets; i++) {
-                        uint32_t tgid = t->work.targets[i].tgid;
+                for (size_t i = 0; i < snap->nr_targets; i++) {
+                        uint32_t tgid = snap->targets[i].tgid;
 
-                        if (all || target_sampled(&t->work, i) || (t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS == 0)
+                        if (all || target_sampled(snap, i) || (t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS == 0)
                                 (void) sync_target(t, tgid, false);
                 }
                 return;
@@ -270,6 +273,9 @@ static void apply_pending_targets(struct tracker_thread *t) {
                         dp_tracker_remove_target(t->tracker, tgid);
                 }
         }
+        /* The refresh that follows walks the published snapshot: without the
+         * dropped ones, or it would read them back. */
+        publish_snapshot(t);
 }
 
 /* Takes what is queued now, but for samples of the aggregation after next:
