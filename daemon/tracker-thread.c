@@ -41,9 +41,11 @@
 /* How late a sample may reach a queue beyond its reader's poll interval
  * before the aggregation it belongs to closes. */
 #define TICK_MARGIN_NS 50000000ull
-/* Targets without samples lately have their maps re-read only every this
- * many refreshes: reading every process's maps each second cost more than
- * all the sampling on a busy machine. */
+/* A target's maps are re-read at once when its samples fall outside its
+ * regions (its address space grew where it is used), otherwise only every
+ * this many refreshes, in turns (for what it unmapped, and for exits):
+ * reading every sampled process's maps each second cost more than all the
+ * sampling at a few thousand samples a second. */
 #define IDLE_REFRESH_ROUNDS 10
 
 /* Target settings a reload hands over; taken at the start of a pass. */
@@ -136,20 +138,8 @@ static int sync_target(struct tracker_thread *t, uint32_t tgid, bool phys) {
         return r;
 }
 
-/* Whether a snapshot's target had samples in this aggregation or the last. */
-static bool target_sampled(const struct dp_tracker_snapshot *snap, size_t i) {
-        const struct dp_snapshot_target *target = &snap->targets[i];
-
-        for (size_t k = 0; k < target->nr_regions; k++) {
-                const struct dp_snapshot_region *r = &snap->regions[target->first_region + k];
-
-                if (r->nr_samples || r->last_nr_samples)
-                        return true;
-        }
-        return false;
-}
-
-/* @all: every target now (start, reload); else the idle ones in turns. */
+/* @all: every target now (start, reload); else those whose samples missed
+ * their regions, and the others in turns. */
 static void refresh_targets(struct tracker_thread *t, bool all) {
         const struct dp_config *c = &t->config;
         const struct dp_tracker_snapshot *snap;
@@ -173,7 +163,8 @@ static void refresh_targets(struct tracker_thread *t, bool all) {
                 for (size_t i = 0; i < snap->nr_targets; i++) {
                         uint32_t tgid = snap->targets[i].tgid;
 
-                        if (all || target_sampled(snap, i) || (t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS == 0)
+                        if (all || snap->targets[i].misses > 0 ||
+                            (t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS == 0)
                                 (void) sync_target(t, tgid, false);
                 }
                 return;

@@ -188,6 +188,43 @@ START_TEST(test_match_and_miss_reasons) {
 }
 END_TEST
 
+/* A target's samples outside its regions are counted for it (its maps are
+ * then worth a read) until its ranges are set again. */
+START_TEST(test_target_misses) {
+        _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
+        struct dp_range r[] = { R(P(10), P(20)), R(P(30), P(40)) }, grown[] = { R(P(10), P(50)) };
+        struct dp_tracker_snapshot snap = {};
+        struct dp_counter_values c = {};
+        struct dp_sample s;
+
+        ck_assert_int_eq(dp_tracker_add_target(t, 100, r, 2), 0);
+        ck_assert_int_eq(dp_tracker_add_target(t, 200, r, 2), 0);
+        s = vsample(100, P(15));
+        dp_tracker_account(t, &s, &c);
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        ck_assert_uint_eq(snap.targets[0].misses, 0);
+
+        s = vsample(100, P(25));                /* between its ranges */
+        dp_tracker_account(t, &s, &c);
+        s = vsample(100, P(45));                /* beyond them */
+        dp_tracker_account(t, &s, &c);
+        s = vsample(300, P(45));                /* nobody's */
+        dp_tracker_account(t, &s, &c);
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        ck_assert_uint_eq(snap.targets[0].tgid, 100);
+        ck_assert_uint_eq(snap.targets[0].misses, 2);
+        ck_assert_uint_eq(snap.targets[1].misses, 0);
+
+        ck_assert_int_eq(dp_tracker_set_ranges(t, 100, grown, 1), 0);
+        s = vsample(100, P(45));
+        dp_tracker_account(t, &s, &c);
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        ck_assert_uint_eq(snap.targets[0].misses, 0);
+        ck_assert_uint_eq(c.v[DP_C_MISS_REGION] + c.v[DP_C_MISS_BOUND], 2);
+        dp_tracker_snapshot_free(&snap);
+}
+END_TEST
+
 START_TEST(test_one_update_per_epoch) {
         _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
         struct dp_range r[] = { R(0, P(100)) };
@@ -1017,6 +1054,7 @@ static Suite *tracker_suite(void) {
 
         tcase_add_test(tc, test_config);
         tcase_add_test(tc, test_targets);
+        tcase_add_test(tc, test_target_misses);
         tcase_add_test(tc, test_many_targets_hash);
         tcase_add_test(tc, test_match_and_miss_reasons);
         tcase_add_test(tc, test_one_update_per_epoch);

@@ -100,6 +100,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                         .end = set->end,
                         .nr_regions = set->nr,
                         .first_region = pos,
+                        .misses = t->targets[i]->misses,
                 };
                 for (size_t k = 0; k < set->nr; k++) {
                         const struct dp_region *reg = &set->regions[k];

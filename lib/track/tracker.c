@@ -203,6 +203,7 @@ int dp_tracker_set_ranges(struct dp_tracker *t, uint32_t tgid, const struct dp_r
         /* The closes it missed into the ages first: new regions start at 0. */
         dp_region_set_add_age(&target->set, t->nr_aggregations - target->aggregated_at);
         target->aggregated_at = t->nr_aggregations;
+        target->misses = 0;
         return dp_region_set_update_ranges(&target->set, ranges, n, &t->limits);
 }
 
@@ -373,9 +374,11 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
                 break;
         case DP_REGION_MISS_REGION:
                 miss = OUTCOME_MISS_REGION;
+                target->misses++;
                 goto missed;
         default:
                 miss = OUTCOME_MISS_BOUND;
+                target->misses++;
                 goto missed;
         }
 

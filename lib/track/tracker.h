@@ -172,6 +172,10 @@ struct dp_snapshot_target {
         size_t first_region;            /* index into dp_tracker_snapshot.regions */
         size_t nr_granules;             /* the target's sampled granules (sketch.h), ascending */
         size_t first_granule;           /* index into dp_tracker_snapshot.granules */
+        /* Its samples that fell outside its regions since its ranges were
+         * last set (dp_tracker_set_ranges()): its address space has grown
+         * where it is sampled, its maps are worth a read. */
+        uint64_t misses;
 };
 
 /* A sampled 16 KiB granule (sketch.h): its start and decaying weight, one
