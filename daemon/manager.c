@@ -336,15 +336,21 @@ static void format_status(struct manager *m, size_t running, char *buf, size_t s
 }
 
 /* STATUS= only when it changes materially: a CPU more or less, the tracker's
- * health, or a sample rate off by more than 10%. */
-static void update_status(struct manager *m) {
+ * health at once; a sample rate off by more than 10% at most every
+ * STATUS_RATE_INTERVAL_NS (a machine's background rate moves that much
+ * every second, and each STATUS= is a format and a message). */
+#define STATUS_RATE_INTERVAL_NS (10 * NSEC_PER_SEC)
+
+static void update_status(struct manager *m, uint64_t now) {
         size_t running = count_running(m);
         double base = DP_MAX(m->status_rate, 10.0);
         char status[256];
 
         if (m->status_sent && running == m->status_running &&
-            m->sample_rate >= m->status_rate - base * 0.1 && m->sample_rate <= m->status_rate + base * 0.1)
+            ((m->sample_rate >= m->status_rate - base * 0.1 && m->sample_rate <= m->status_rate + base * 0.1) ||
+             now - m->status_ns < STATUS_RATE_INTERVAL_NS))
                 return;
+        m->status_ns = now;
         format_status(m, running, status, sizeof(status));
         (void) sd_notifyf(false, "STATUS=%s", status);
         m->status_sent = true;
@@ -432,7 +438,7 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
                 m->prev[i] = m->view.cpus[i].counters;
         }
         check_tracker(m, now);
-        update_status(m);
+        update_status(m, now);
         return rearm(s, usec + 1000000ull);
 }
 
@@ -598,7 +604,7 @@ int manager_reload(struct manager *m, char ***ret_errors) {
         }
         (void) sd_notify(false, "READY=1");
         m->status_sent = false;
-        update_status(m);
+        update_status(m, dp_now_ns(CLOCK_MONOTONIC));
         return r;
 }
 

@@ -93,6 +93,7 @@ struct manager {
         bool status_sent;
         size_t status_running;
         double status_rate;
+        uint64_t status_ns;             /* CLOCK_MONOTONIC when STATUS= was last sent */
         uint64_t watchdog_usec;         /* WatchdogSec, 0: none */
         bool tracker_stalled;
         uint64_t stall_heartbeat_ns;    /* the tracker's heartbeat when it was found stalled */
