@@ -475,7 +475,8 @@ static void *tracker_main(void *arg) {
                         apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
-                dp_tracker_keep_granules(t->tracker, atomic_load_explicit(&t->keep_granules, memory_order_relaxed));
+                /* -ENOMEM: the hints go without granules until a later pass. */
+                (void) dp_tracker_keep_granules(t->tracker, atomic_load_explicit(&t->keep_granules, memory_order_relaxed));
                 t->aggr_samples += drain_all(t, stopping, &fullest);
                 now = dp_now_ns(CLOCK_MONOTONIC);
                 if (!stopping && rest_idle(t))

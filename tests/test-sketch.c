@@ -78,7 +78,7 @@ START_TEST(test_tracker_snapshot_granules) {
 
         dp_tracker_config_init(&c);
         ck_assert_int_eq(dp_tracker_new(&c, &t), 0);
-        dp_tracker_keep_granules(t, true);
+        ck_assert_int_eq(dp_tracker_keep_granules(t, true), 0);
         ck_assert_int_eq(dp_tracker_add_target(t, 9, &r, 1), 0);
         ck_assert_int_eq(dp_tracker_add_target(t, 4, &r, 1), 0);
         dp_tracker_account_batch(t, s, DP_ARRAY_SIZE(s), &cv);
@@ -95,7 +95,7 @@ START_TEST(test_tracker_snapshot_granules) {
         ck_assert_uint_eq(snap.nr_granules, 1);
 
         /* Off forgets them, and samples then count in the regions only. */
-        dp_tracker_keep_granules(t, false);
+        ck_assert_int_eq(dp_tracker_keep_granules(t, false), 0);
         cv = (struct dp_counter_values) {};
         dp_tracker_account_batch(t, s, DP_ARRAY_SIZE(s), &cv);
         ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);

@@ -74,12 +74,6 @@ void dp_sketch_decay(struct dp_sketch *s) {
                 rebuild(s, decayed, 0);
 }
 
-void dp_sketch_clear(struct dp_sketch *s) {
-        if (s->used)
-                clear(s->slots);
-        s->used = 0;
-}
-
 void dp_sketch_forget(struct dp_sketch *s, uint32_t tgid) {
         if (s->used)
                 rebuild(s, not_of, tgid);
@@ -94,7 +88,9 @@ static int entry_compare(const void *a, const void *b) {
 size_t dp_sketch_export(const struct dp_sketch *s, struct dp_sketch_entry *out) {
         size_t n = 0;
 
-        /* Up to the last used slot only: an idle daemon's sketch is empty. */
+        if (s->used == 0)
+                return 0;       /* perhaps never allocated (dp_tracker_keep_granules()) */
+        /* Up to the last used slot only. */
         for (size_t i = 0; i < DP_SKETCH_SLOTS && n < s->used; i++)
                 if (s->slots[i].key != DP_SKETCH_EMPTY)
                         out[n++] = s->slots[i];

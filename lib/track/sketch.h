@@ -88,9 +88,6 @@ static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t ad
  * forgotten granules go. */
 void dp_sketch_decay(struct dp_sketch *s);
 
-/* Forgets every granule. */
-void dp_sketch_clear(struct dp_sketch *s);
-
 /* Forgets every granule of @tgid (a target removed). */
 void dp_sketch_forget(struct dp_sketch *s, uint32_t tgid);
 

@@ -86,7 +86,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
 
         if (!t || !snap)
                 return -EINVAL;
-        r = snapshot_reserve(snap, t->nr_targets, dp_tracker_nr_regions(t), DP_SKETCH_SLOTS);
+        r = snapshot_reserve(snap, t->nr_targets, dp_tracker_nr_regions(t), t->sketch.used);
         if (r < 0)
                 return r;
 

@@ -57,7 +57,7 @@ int dp_tracker_new(const struct dp_tracker_config *c, struct dp_tracker **ret) {
                 return -ENOMEM;
         t->slots = calloc(nr_slots, sizeof(*t->slots));
         t->targets = calloc(c->max_targets, sizeof(*t->targets));
-        if (!t->slots || !t->targets || dp_sketch_init(&t->sketch) < 0) {
+        if (!t->slots || !t->targets ) {
                 dp_tracker_free(t);
                 return -ENOMEM;
         }
@@ -566,10 +566,16 @@ uint64_t dp_tracker_aggregation_due_ns(const struct dp_tracker *t) {
         return t->next_sample_ns + (epochs - 1) * t->config.sample_interval_ns;
 }
 
-void dp_tracker_keep_granules(struct dp_tracker *t, bool keep) {
-        if (t->keep_granules && !keep)
-                dp_sketch_clear(&t->sketch);
+int dp_tracker_keep_granules(struct dp_tracker *t, bool keep) {
+        if (keep && !t->keep_granules) {
+                int r = dp_sketch_init(&t->sketch);
+
+                if (r < 0)
+                        return r;
+        } else if (!keep && t->keep_granules)
+                dp_sketch_done(&t->sketch);
         t->keep_granules = keep;
+        return 0;
 }
 
 uint64_t dp_tracker_sketch_dropped(const struct dp_tracker *t) {

@@ -146,10 +146,11 @@ uint64_t dp_tracker_sketch_dropped(const struct dp_tracker *t);
 
 /* Whether samples are also counted into the granule sketch (sketch.h).  Only
  * the DAMON hints and the agreement figures read it, so it is off until
- * whoever gives hints turns it on: a sample costs a hash probe into a 1 MiB
- * table, and the table a walk every DP_SKETCH_DECAY_AGGREGATIONS
- * aggregations.  Turning it off forgets every granule. */
-void dp_tracker_keep_granules(struct dp_tracker *t, bool keep);
+ * whoever gives hints turns it on: it takes 2 MiB, a sample costs a hash
+ * probe into it, and it a walk every DP_SKETCH_DECAY_AGGREGATIONS
+ * aggregations.  Turning it off frees it, every granule forgotten.  0, or
+ * -ENOMEM (left off). */
+int dp_tracker_keep_granules(struct dp_tracker *t, bool keep);
 
 /* ---- Snapshots: copies for other threads ---- */
 
