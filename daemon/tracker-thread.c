@@ -86,7 +86,8 @@ struct tracker_thread {
         uint64_t aggr_samples;                  /* drained since the last aggregation closed */
         bool quiet;                             /* the last aggregation closed had no sample */
         double fill_per_ns;                     /* the fullest queue's intake in the last pass */
-        uint64_t capped_until_ns;               /* readers held to the configured poll until then */
+        uint64_t capped_until_ns;               /* readers held to poll_cap_ms until then */
+        uint32_t poll_cap_ms;
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
         struct dp_tracker_snapshot published;
@@ -326,23 +327,29 @@ static uint64_t queue_quarter(const struct tracker_thread *t) {
  * Whether the queues afford the slowest reader's poll: samples of the
  * aggregations after next wait in them meanwhile.  While the fullest fills a
  * quarter of its queue sooner than the slowest poll and an aggregation, and
- * for a second after, every reader is told to poll at least as often as
- * configured (a trickle that was already asleep may then reach its
- * aggregation late).  Once a pass, after its fill rate is known.
+ * for a second after, every reader is told to poll at most as long as the
+ * queue affords at that rate, and never more often than configured (a
+ * trickle that was already asleep may then reach its aggregation late): a
+ * busy CPU then holds the others to a few wake-ups a second, not to the
+ * configured ten.  Once a pass, after its fill rate is known.
  */
 static void update_poll_cap(struct tracker_thread *t, uint64_t now) {
         uint64_t aggr = t->config.aggr_interval_us * 1000;
+        double quarter = (double) queue_quarter(t);
         uint32_t longest, shortest;
 
         channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
-        if ((double) (longest * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns >=
-            (double) queue_quarter(t))
+        if ((double) (longest * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns >= quarter) {
+                double afford_ms = (quarter / t->fill_per_ns - (double) (TICK_MARGIN_NS + aggr)) / NSEC_PER_MSEC;
+
+                t->poll_cap_ms = (uint32_t) DP_MIN(DP_MAX(afford_ms, (double) t->config.poll_ms), (double) longest);
                 t->capped_until_ns = now + CAPPED_HOLD_NS;
-        channels_cap_poll_ms(t->channels, t->n, now < t->capped_until_ns ? t->config.poll_ms : 0);
+        }
+        channels_cap_poll_ms(t->channels, t->n, now < t->capped_until_ns ? t->poll_cap_ms : 0);
 }
 
 /* How long after its end an aggregation may close: the slowest reader's
- * poll interval (each says its own in its channel; the configured one while
+ * poll interval (each says its own in its channel; the cap while
  * capped), plus a margin.  In *@ret_idle_poll_ns, how soon the readers bring
  * anything new when every one of them polls slower than configured (a quiet
  * machine), else 0. */
@@ -350,7 +357,7 @@ static uint64_t tick_lag_ns(const struct tracker_thread *t, uint64_t now, uint64
         uint32_t longest, shortest;
 
         if (now < t->capped_until_ns)
-                longest = shortest = t->config.poll_ms;
+                longest = shortest = t->poll_cap_ms;
         else
                 channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
         if (ret_idle_poll_ns)
