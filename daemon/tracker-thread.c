@@ -43,9 +43,10 @@
 #define TICK_MARGIN_NS 50000000ull
 /* A target's maps are re-read at once when its samples fall outside its
  * regions (its address space grew where it is used), otherwise only every
- * this many refreshes, in turns (for what it unmapped, and for exits):
- * reading every sampled process's maps each second cost more than all the
- * sampling at a few thousand samples a second. */
+ * this many refreshes, in turns (for what it unmapped), and only if it was
+ * sampled since: one that was not is only looked up, for its exit.  Reading
+ * every process's maps each second cost more than all the sampling at a few
+ * thousand samples a second. */
 #define IDLE_REFRESH_ROUNDS 10
 
 /* Target settings a reload hands over; taken at the start of a pass. */
@@ -139,6 +140,18 @@ static int sync_target(struct tracker_thread *t, uint32_t tgid, bool phys) {
         return r;
 }
 
+/* A target not sampled lately: only whether its process still exists (one
+ * path lookup, where reading its maps walks every mapping). */
+static void drop_if_gone(struct tracker_thread *t, uint32_t tgid) {
+        char path[32];
+
+        snprintf(path, sizeof(path), "/proc/%u", tgid);
+        if (access(path, F_OK) < 0 && errno == ENOENT) {
+                log_debug("target %u exited, dropping it", tgid);
+                dp_tracker_remove_target(t->tracker, tgid);
+        }
+}
+
 /* @all: every target now (start, reload); else those whose samples missed
  * their regions, and the others in turns. */
 static void refresh_targets(struct tracker_thread *t, bool all) {
@@ -164,9 +177,14 @@ static void refresh_targets(struct tracker_thread *t, bool all) {
                 for (size_t i = 0; i < snap->nr_targets; i++) {
                         uint32_t tgid = snap->targets[i].tgid;
 
-                        if (all || snap->targets[i].misses > 0 ||
-                            (t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS == 0)
+                        if (all || snap->targets[i].misses > 0)
                                 (void) sync_target(t, tgid, false);
+                        else if ((t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS != 0)
+                                continue;
+                        else if (snap->targets[i].sampled_since_ranges)
+                                (void) sync_target(t, tgid, false);
+                        else
+                                drop_if_gone(t, tgid);
                 }
                 return;
         }
@@ -425,6 +443,10 @@ static uint64_t oldest_queued_ns(struct tracker_thread *t) {
  */
 static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now, size_t *fullest) {
         uint64_t lag = tick_lag_ns(t, now, NULL), upto = now > lag ? now - lag : 0;
+
+        /* Stopping, the readers have drained their last: nothing is late. */
+        if (stopping)
+                upto = now;
         bool closed = false;
         size_t more;
 
@@ -441,8 +463,10 @@ static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t
                         return closed;
                 closed = true;
                 t->quiet = t->aggr_samples == 0;
-                /* What waited for the aggregation that opened. */
-                t->aggr_samples = drain_all(t, stopping, &more);
+                /* What waited for the aggregation that opened (stopping too:
+                 * each closes with its own samples, the last second's of
+                 * slow readers included). */
+                t->aggr_samples = drain_all(t, false, &more);
                 *fullest = DP_MAX(*fullest, more);
                 if (at == upto)
                         return true;
@@ -484,7 +508,7 @@ static void *tracker_main(void *arg) {
                 }
                 /* -ENOMEM: the hints go without granules until a later pass. */
                 (void) dp_tracker_keep_granules(t->tracker, atomic_load_explicit(&t->keep_granules, memory_order_relaxed));
-                t->aggr_samples += drain_all(t, stopping, &fullest);
+                t->aggr_samples += drain_all(t, false, &fullest);
                 now = dp_now_ns(CLOCK_MONOTONIC);
                 if (!stopping && rest_idle(t))
                         continue;
@@ -494,6 +518,9 @@ static void *tracker_main(void *arg) {
                         adopt_unknown(t);
                         publish_snapshot(t);
                 }
+                /* The last drain takes the rest, into the aggregation still open. */
+                if (stopping)
+                        t->aggr_samples += drain_all(t, true, &more);
                 requested = atomic_exchange(&t->refresh_requested, false);
                 if (requested || now >= t->next_refresh_ns) {
                         refresh_targets(t, requested);

@@ -189,7 +189,8 @@ START_TEST(test_match_and_miss_reasons) {
 END_TEST
 
 /* A target's samples outside its regions are counted for it (its maps are
- * then worth a read) until its ranges are set again. */
+ * then worth a read) until its ranges are set again, and whether it was
+ * sampled since is told. */
 START_TEST(test_target_misses) {
         _cleanup_tracker_ struct dp_tracker *t = new_tracker(DP_TRACKER_VADDR);
         struct dp_range r[] = { R(P(10), P(20)), R(P(30), P(40)) }, grown[] = { R(P(10), P(50)) };
@@ -221,6 +222,19 @@ START_TEST(test_target_misses) {
         ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
         ck_assert_uint_eq(snap.targets[0].misses, 0);
         ck_assert_uint_eq(c.v[DP_C_MISS_REGION] + c.v[DP_C_MISS_BOUND], 2);
+
+        /* Sampled since its ranges were set: only in a later aggregation. */
+        ck_assert(!snap.targets[0].sampled_since_ranges);
+        ck_assert(!dp_tracker_tick(t, 1000 * MS));      /* starts the clock */
+        ck_assert(dp_tracker_tick(t, 1100 * MS));
+        s = vsample(100, P(15));
+        dp_tracker_account(t, &s, &c);
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        ck_assert(snap.targets[0].sampled_since_ranges);
+        ck_assert(!snap.targets[1].sampled_since_ranges);
+        ck_assert_int_eq(dp_tracker_set_ranges(t, 100, grown, 1), 0);
+        ck_assert_int_eq(dp_tracker_snapshot(t, &snap), 0);
+        ck_assert(!snap.targets[0].sampled_since_ranges);
         dp_tracker_snapshot_free(&snap);
 }
 END_TEST

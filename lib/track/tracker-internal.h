@@ -21,6 +21,7 @@ struct dp_target {
         uint64_t sampled_aggr;          /* nr_aggregations when it last matched a sample */
         uint64_t aggregated_at;         /* nr_aggregations after its last aggregation */
         uint64_t misses;                /* its samples outside its regions since its ranges were set */
+        uint64_t ranges_aggr;           /* nr_aggregations when its ranges were set */
 };
 
 struct target_slot {

@@ -101,6 +101,7 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                         .nr_regions = set->nr,
                         .first_region = pos,
                         .misses = t->targets[i]->misses,
+                        .sampled_since_ranges = t->targets[i]->sampled_aggr > t->targets[i]->ranges_aggr,
                 };
                 for (size_t k = 0; k < set->nr; k++) {
                         const struct dp_region *reg = &set->regions[k];

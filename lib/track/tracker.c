@@ -176,7 +176,7 @@ int dp_tracker_add_target(struct dp_tracker *t, uint32_t tgid, const struct dp_r
 
         target->tgid = tgid;
         target->index = t->nr_targets;
-        target->sampled_aggr = target->aggregated_at = t->nr_aggregations;
+        target->sampled_aggr = target->aggregated_at = target->ranges_aggr = t->nr_aggregations;
         t->targets[t->nr_targets++] = target;
         insert_slot(t, target);
         if (t->mode == DP_TRACKER_PADDR)
@@ -204,6 +204,7 @@ int dp_tracker_set_ranges(struct dp_tracker *t, uint32_t tgid, const struct dp_r
         dp_region_set_add_age(&target->set, t->nr_aggregations - target->aggregated_at);
         target->aggregated_at = t->nr_aggregations;
         target->misses = 0;
+        target->ranges_aggr = t->nr_aggregations;
         return dp_region_set_update_ranges(&target->set, ranges, n, &t->limits);
 }
 

@@ -177,6 +177,9 @@ struct dp_snapshot_target {
          * last set (dp_tracker_set_ranges()): its address space has grown
          * where it is sampled, its maps are worth a read. */
         uint64_t misses;
+        /* Whether it was sampled in an aggregation after the one its ranges
+         * were set in: a target that was not needs no fresh maps. */
+        bool sampled_since_ranges;
 };
 
 /* A sampled 16 KiB granule (sketch.h): its start and decaying weight, one
