@@ -1,0 +1,186 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2034,SC2154 # sourced: guest-test.sh and value.sh set and read these
+# The tiering benchmark (issue #19), sourced by guest-test.sh after value.sh
+# (whose watch_cpu it uses): the guest has two NUMA nodes, node 1 without
+# CPUs standing for the slow tier (tests/qemu/run).  The workload
+# (damon-perfd-workload --tier tier) places a busy hot area and a cold one
+# on node 1 and reports every 200 ms, from move_pages(2), the fraction of
+# its hot pages on node 0 and its cold pages there.  Two arms, alternating,
+# with the same DAMON attributes (paddr, sample 5 ms, aggregation 100 ms,
+# update 1 s, regions 10 to 1000) and the same two schemes:
+#   migrate_hot  target_nid=0 nr_accesses 2-max          quota 32 MiB/s
+#   migrate_cold target_nid=1 nr_accesses 0-0 age >= 5 s quota 16 MiB/s
+#   damon:  DAMON alone, written through sysfs as a user would;
+#   daemon: damon-perfd, [DAMON] Mode=own, Targets=physical, the schemes as
+#           Scheme= lines, the hot ranges spared from migrate_cold
+#           (reject=hot); its region hints come from the page-fault samples.
+# Linux 6.12 migrates only physical memory (vaddr's migrate_* came with
+# 6.17) and has no filters/N/allow (6.14), so migrate_hot cannot be limited
+# to the sampled ranges here: the daemon's part is the hints and the filter.
+#
+# No PMU in TCG: the page-fault software event samples instead, on the
+# workload's sparse stream of userfaultfd write-protected stores in the hot
+# area (the page stays put and is present when sampled, so the sample has
+# the physical address a paddr hint needs).  One line per arm and rep:
+#   DP-QEMU: TIER arm=damon|daemon rep=N hot_pages=N ... to90_s=S hot_fast=F
+#            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
+#   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast=F@S,... (every second)
+# read by tools/bench_tier.py.
+#
+# Kernel parameters: DP_TIER=off (the default: it needs a guest with two
+# nodes, which tests/qemu/run boots with DP_QEMU_NUMA=1), short (once, 20 s
+# an arm), full (only this: DP_TIER_REPS times, DP_TIER_SECONDS an arm);
+# DP_TIER_TRACE=1 adds the workload's reports and the daemon's log.
+# Assertions: 3 per repetition (one per arm, the daemon's clean exit).
+
+TIER_MODE=${DP_TIER:-off}
+TIER_REPS=${DP_TIER_REPS:-1}
+TIER_HOT_MIB=16
+TIER_COLD_MIB=64
+
+# The top-level System RAM ranges, "START END" in bytes, end exclusive: the
+# regions DAMON alone monitors, as the daemon takes them from /proc/iomem.
+system_ram() {
+        grep '^[0-9a-f]*-[0-9a-f]* : System RAM$' /proc/iomem | while IFS='- ' read -r start end _; do
+                echo "$((0x$start)) $((0x$end + 1))"
+        done
+}
+
+# tier_scheme DIR ACTION NID NR_MIN NR_MAX AGE_MIN QUOTA_BYTES
+tier_scheme() {
+        write_file "$2" "$1/action" &&
+        write_file "$3" "$1/target_nid" &&
+        write_file 0 "$1/access_pattern/sz/min" &&
+        write_file 18446744073709551615 "$1/access_pattern/sz/max" &&
+        write_file "$4" "$1/access_pattern/nr_accesses/min" &&
+        write_file "$5" "$1/access_pattern/nr_accesses/max" &&
+        write_file "$6" "$1/access_pattern/age/min" &&
+        write_file 4294967295 "$1/access_pattern/age/max" &&
+        write_file "$7" "$1/quotas/bytes" &&
+        write_file 1000 "$1/quotas/reset_interval_ms"
+}
+
+# DAMON alone, as a user would run it: kdamond 0 on the physical space.
+tier_damon_start() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file paddr "$CTX/operations" &&
+        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
+        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
+        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
+        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
+        write_file 1000 "$CTX/monitoring_attrs/nr_regions/max" &&
+        write_file 1 "$CTX/targets/nr_targets" || return 1
+        ranges=$(system_ram)
+        write_file "$(echo "$ranges" | wc -l)" "$CTX/targets/0/regions/nr_regions" || return 1
+        i=0
+        echo "$ranges" | while read -r start end; do
+                write_file "$start" "$CTX/targets/0/regions/$i/start" &&
+                write_file "$end" "$CTX/targets/0/regions/$i/end" || exit 1
+                i=$((i + 1))
+        done || return 1
+        write_file 2 "$CTX/schemes/nr_schemes" &&
+        tier_scheme "$CTX/schemes/0" migrate_hot 0 2 4294967295 0 33554432 &&
+        tier_scheme "$CTX/schemes/1" migrate_cold 1 0 0 50 16777216 &&
+        write_file on "$KD/0/state"
+}
+
+tier_conf() {
+        cat > /run/tier.conf <<CONF
+[Sampling]
+Source=pagefault
+[Tracking]
+Targets=physical
+MinRegions=10
+MaxRegions=1000
+SampleIntervalSec=5ms
+AggregationIntervalSec=100ms
+MapsRefreshSec=1s
+[DAMON]
+Mode=own
+HintIntervalSec=500ms
+Scheme=migrate_hot target_nid=0 nr_accesses=2-max quota_bytes=32M quota_reset=1s
+Scheme=migrate_cold target_nid=1 nr_accesses=0-0 age=5s-max quota_bytes=16M quota_reset=1s reject=hot
+[API]
+Socket=/run/dp.sock
+CONF
+}
+
+# tier_arm ARM REP SECONDS
+tier_arm() {
+        arm=$1 rep=$2 seconds=$3
+        damon_reset
+        out=/run/tier-$arm.out
+        rm -f "$out" "$out.err"
+        daemon_pid=
+        if [ "$arm" = daemon ]; then
+                tier_conf
+                start_daemon /run/tier.conf
+                # Both arms' kdamonds run before the workload starts.
+                for _ in $(seq 300); do
+                        [ "$(read_file "$KD/0/state" 2>/dev/null)" = on ] && break
+                        sleep 0.1
+                done
+        else
+                why=$(tier_damon_start) || info "DAMON alone did not start: $why"
+        fi
+        damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
+                --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
+        wl_job=$!
+        if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" = daemon ]; then
+                sleep 5
+                damonctl damon 2>&1 | sed "s/^/DP-QEMU: LOG tier damonctl at 5 s: /"
+        fi
+        watch_cpu "$wl_job"
+        wait "$wl_job"
+        if [ -n "${DP_TIER_TRACE:-}" ]; then
+                sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
+                [ "$arm" = daemon ] && show_log daemon "$daemon_log" | head -n 60
+                grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
+                grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
+        fi
+        write_file update_schemes_stats "$KD/0/state" > /dev/null
+        if [ "$arm" = daemon ]; then
+                info "the daemon's $(damonctl damon 2>&1 | grep -i -E 'scheme|migrate|commit|error' | tr -s ' ' | tr '\n' ';')"
+        else
+                for s in 0 1; do
+                        info "DAMON alone's scheme $s: $(read_file "$CTX/schemes/$s/action"):" \
+                                "sz_applied=$(read_file "$CTX/schemes/$s/stats/sz_applied")"
+                done
+        fi
+        summary=$(grep '^TIER ' "$out" | cut -d' ' -f2-)
+        echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
+        echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
+                split($2, t, "="); split($3, f, "="); split($4, c, "=");
+                if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"
+        expect "tier, $arm: the workload reported where its pages are" \
+                "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
+        if [ "$arm" = daemon ]; then
+                stop_daemon_cleanly
+                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        fi
+        damon_reset
+}
+
+case_tier() {
+        case=tier case_failed=0
+        [ "$TIER_MODE" = off ] && return 0
+        if [ ! -d /sys/devices/system/node/node1 ]; then
+                fail "the guest has two NUMA nodes" "no node1: boot with DP_QEMU_NUMA=1"
+                return 0
+        fi
+        info "the page-fault software event samples in place of a PMU (write-protected stores in the hot area)"
+        [ "$TIER_MODE" = short ] && seconds=20 || seconds=${DP_TIER_SECONDS:-60}
+        rep=1
+        while [ "$rep" -le "$TIER_REPS" ]; do
+                if [ $((rep % 2)) = 1 ]; then
+                        tier_arm damon "$rep" "$seconds"
+                        tier_arm daemon "$rep" "$seconds"
+                else
+                        tier_arm daemon "$rep" "$seconds"
+                        tier_arm damon "$rep" "$seconds"
+                fi
+                [ "$TIER_MODE" = short ] && break
+                rep=$((rep + 1))
+        done
+}
