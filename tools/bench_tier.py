@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The tiering benchmark's rows for tools/bench (--only tier): DAMON alone
-and DAMON with damon-perfd, the same migrate_hot / migrate_cold schemes, in
-the project's qemu guest with two NUMA nodes (tests/qemu/tier.sh,
-DP_TIER=full), the arms alternating within one boot, medians over --reps.
-ours = DAMON with the daemon, peer = DAMON alone.
+"""The tiering and reclaim benchmarks' rows for tools/bench (--only tier):
+DAMON alone and DAMON with damon-perfd, the same schemes in both, in the
+project's qemu guest with two NUMA nodes and a swap disk
+(tests/qemu/tier.sh, DP_TIER=full DP_RECLAIM=full), the arms alternating
+within one boot, medians over --reps.  ours = DAMON with the daemon,
+peer = DAMON alone.
 """
 
 import math
@@ -15,19 +16,23 @@ GOAL = 0.9
 
 
 def parse_console(path):
-    """Every DP-QEMU: TIER line of the guest's console, as a dict."""
+    """Every DP-QEMU: TIER and RECLAIM line of the guest's console, as a dict with its kind."""
     out = []
     with open(path, errors="replace") as f:
         for line in f:
-            if line.startswith("DP-QEMU: TIER "):
-                out.append(dict(kv.split("=", 1) for kv in line.split()[2:] if "=" in kv))
+            words = line.split()
+            if len(words) > 2 and words[0] == "DP-QEMU:" and words[1] in ("TIER", "RECLAIM"):
+                x = dict(kv.split("=", 1) for kv in words[2:] if "=" in kv)
+                x["kind"] = words[1].lower()
+                out.append(x)
     return out
 
 
 def run_guest(build, reps, seconds, timeout_s):
-    env = dict(os.environ, DP_QEMU_NUMA="1",
-               DP_QEMU_APPEND="DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d" % (reps, seconds),
-               DP_QEMU_EXPECTED=str(2 + 3 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
+    env = dict(os.environ, DP_QEMU_NUMA="1", DP_QEMU_SWAP_MIB="512",
+               DP_QEMU_APPEND="DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d DP_RECLAIM=full "
+                              "DP_RECLAIM_REPS=%d DP_RECLAIM_SECONDS=%d" % (reps, seconds, reps, seconds),
+               DP_QEMU_EXPECTED=str(2 + 6 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
                DP_QEMU_WORKDIR=os.path.join(build, "tier-qemu"))
     here = os.path.dirname(os.path.abspath(__file__))
     subprocess.run([os.path.join(here, "..", "tests", "qemu", "run"), build], env=env, check=False)
@@ -66,6 +71,7 @@ def tier_rows(row, ours, peer, reps):
     rows.append(row("tier: hot set on node 0 at the end" + tag, o, "", p, "DAMON alone",
                     o / p if o is not None and p else None, ">= 0.9", o is not None and o >= GOAL))
     cold = med(ours, "cold_pages", int)
+    cold = None if cold is None else int(cold)
     o, p = med(ours, "cold_fast_max", int), med(peer, "cold_fast_max", int)
     rows.append(row("tier: cold pages migrated up to node 0, most at once (of %s)%s" % (cold, tag), o, "", p,
                     "DAMON alone", o / p if o is not None and p else None, "<= DAMON alone",
@@ -79,11 +85,40 @@ def tier_rows(row, ours, peer, reps):
     return rows
 
 
+def reclaim_rows(row, ours, peer, reps):
+    tag = " (median of %d)" % reps if reps > 1 else ""
+    rows = []
+    hot = med(ours, "hot_pages", int)
+    hot = None if hot is None else int(hot)
+    o, p = med(ours, "majflt", int), med(peer, "majflt", int)
+    rows.append(row("reclaim: major faults in the hot set (%s pages)%s" % (hot, tag), o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, "<= DAMON alone", o is not None and p is not None
+                    and o <= p))
+    cold = med(ours, "cold_pages", int)
+    cold = None if cold is None else int(cold)
+    o, p = med(ours, "cold_out", int), med(peer, "cold_out", int)
+    rows.append(row("reclaim: cold pages paged out at the end (of %s)%s" % (cold, tag), o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, ">= 0.9x DAMON alone",
+                    o is not None and p is not None and o >= 0.9 * p))
+    rows.append(row("reclaim: pages written to swap" + tag, med(ours, "pswpout"), "", med(peer, "pswpout"),
+                    "DAMON alone", None, "info", None))
+    rows.append(row("reclaim: kdamond CPU over the run" + tag, med(ours, "kdamond_cpu_s"), "s",
+                    med(peer, "kdamond_cpu_s"), "DAMON alone", None, "info", None))
+    rows.append(row("reclaim: daemon CPU over the run" + tag, med(ours, "daemon_cpu_s"), "s", None, "", None,
+                    "info", None))
+    return rows
+
+
 def bench_tier(a, raw, row, seconds_per_arm=60):
-    lines = run_guest(a.build, a.reps, seconds_per_arm, 120 + 2 * (seconds_per_arm + 40) * a.reps)
+    lines = run_guest(a.build, a.reps, seconds_per_arm, 180 + 4 * (seconds_per_arm + 40) * a.reps)
     raw["tier"] = lines
-    ours = [x for x in lines if x.get("arm") == "daemon" and "to90_s" in x]
-    peer = [x for x in lines if x.get("arm") == "damon" and "to90_s" in x]
-    if not ours and not peer:
-        return [row("tier: the guest printed no TIER lines", None, "", None, "", None, "runs", False)]
-    return tier_rows(row, ours, peer, a.reps)
+    rows = []
+    for kind, key, make in (("tier", "to90_s", tier_rows), ("reclaim", "majflt", reclaim_rows)):
+        ours = [x for x in lines if x["kind"] == kind and x.get("arm") == "daemon" and key in x]
+        peer = [x for x in lines if x["kind"] == kind and x.get("arm") == "damon" and key in x]
+        if not ours and not peer:
+            rows.append(row("%s: the guest printed no %s lines" % (kind, kind.upper()), None, "", None, "", None,
+                            "runs", False))
+        else:
+            rows += make(row, ours, peer, a.reps)
+    return rows

@@ -10,8 +10,8 @@
  * pages on it (all start on the slow node); to90_s: from the start of the
  * hot phase to the first report with hot_fast >= 0.9 (-1: never).  majflt:
  * the process's major faults since the hot phase began (the cold area is
- * never touched again, so they are the hot area's); *_out: pages not
- * resident (mincore(2)), cold_out at the end.
+ * never touched again, so they are the hot area's); *_out: pages swapped
+ * out (the area's Swap: in /proc/self/smaps), cold_out at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "workload-core.h"
 #include "workload-tier.h"
@@ -173,8 +174,6 @@ void tier_describe(const struct tier_workload *w) {
 struct tally {
         void **pages;           /* the page addresses move_pages() is asked about */
         int *status;
-        unsigned char *vec;     /* mincore()'s */
-        size_t max;
 };
 
 /* Pages of [@area, +@bytes) on @node (move_pages(2): nodes NULL only asks). */
@@ -191,16 +190,27 @@ static long pages_on_node(struct tally *t, char *area, size_t bytes, size_t page
         return count;
 }
 
-/* Pages of the area not resident. */
-static long pages_out(struct tally *t, char *area, size_t bytes, size_t page) {
-        size_t n = bytes / page;
-        long count = 0;
+/* Pages of the area swapped out: its VMA's Swap: in /proc/self/smaps (mincore
+ * would count a page written out but still in the swap cache as resident). */
+static long pages_out(char *area, size_t page) {
+        _cleanup_free_ char *text = NULL;
+        char head[32];
+        const char *vma, *swap;
+        unsigned long kib;
+        size_t len;
+        int r;
 
-        if (mincore(area, bytes, t->vec) < 0)
-                return -errno;
-        for (size_t i = 0; i < n; i++)
-                count += !(t->vec[i] & 1);
-        return count;
+        r = dp_read_file("/proc/self/smaps", &text, &len);
+        if (r < 0)
+                return r;
+        snprintf(head, sizeof(head), "%lx-", (unsigned long) (uintptr_t) area);
+        vma = strstr(text, head);
+        if (!vma || (vma != text && vma[-1] != '\n'))
+                return -ENOENT;
+        swap = strstr(vma, "\nSwap:");
+        if (!swap || sscanf(swap, "\nSwap: %lu kB", &kib) != 1)
+                return -EBADMSG;
+        return (long) (kib * 1024 / page);
 }
 
 static long major_faults(void) {
@@ -251,8 +261,8 @@ static int report(const struct tier_workload *w, struct tally *t, double at, str
                         p->to90_s = at;
                 printf("TIER-AT t=%.2f hot_fast=%.3f cold_fast=%ld\n", at, p->hot_fast, b);
         } else {
-                a = pages_out(t, w->hot, w->hot_bytes, w->page);
-                b = pages_out(t, w->cold, w->cold_bytes, w->page);
+                a = pages_out(w->hot, w->page);
+                b = pages_out(w->cold, w->page);
                 if (a < 0 || b < 0)
                         return (int) (a < 0 ? a : b);
                 p->majflt = major_faults() - p->majflt0;
@@ -293,14 +303,13 @@ int tier_run(struct tier_workload *w, volatile sig_atomic_t *stop) {
         size_t max = DP_MAX(w->hot_bytes, w->cold_bytes) / w->page;
         _cleanup_free_ void **pages = calloc(max, sizeof(void *));
         _cleanup_free_ int *status = calloc(max, sizeof(int));
-        _cleanup_free_ unsigned char *vec = calloc(max, 1);
-        struct tally t = { pages, status, vec, max };
+        struct tally t = { pages, status };
         struct progress p = { .to90_s = -1, .majflt0 = major_faults() };
         uint64_t seed = 0x2545f4914f6cdd1dull;
         double t0 = workload_now(), last = t0, owed = 0, next_report = t0;
         int r;
 
-        if (!pages || !status || !vec)
+        if (!pages || !status)
                 return -ENOMEM;
         while (!*stop) {
                 double tick = workload_now();

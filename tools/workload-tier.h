@@ -12,7 +12,7 @@
  *            the hot area on the fast node and the cold pages there.
  *   reclaim: no node placement; every interval it reports its major
  *            faults (all in the hot area: the cold one is never touched
- *            again) and the area's resident pages (mincore(2)).
+ *            again) and the areas' pages swapped out (/proc/self/smaps).
  *
  * The page-fault software event stands in for a PMU: a sparse stream of
  * the hot area's pages is write-protected with userfaultfd (asynchronous

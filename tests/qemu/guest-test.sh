@@ -799,9 +799,10 @@ case_sysfs_error() {
 
 case_boot
 # DP_VALUE=full (tools/bench --only value) or DP_VALUE_ONLY=1 runs the
-# value benchmark alone, DP_TIER=full (tools/bench --only tier) the tiering
-# one.
-if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ] && [ "$TIER_MODE" != full ]; then
+# value benchmark alone, DP_TIER=full and DP_RECLAIM=full (tools/bench
+# --only tier) the tiering and reclaim ones.
+if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ] && [ "$TIER_MODE" != full ] &&
+   [ "$RECLAIM_MODE" != full ]; then
         case_own
         case_foreign
         case_attach
@@ -810,7 +811,8 @@ if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ] && [ "$TIER_MODE" !=
         case_target_exit
         case_sysfs_error
 fi
-[ "$TIER_MODE" = full ] || case_value
+[ "$TIER_MODE" = full ] || [ "$RECLAIM_MODE" = full ] || case_value
 case_tier
+case_reclaim
 echo "DP-QEMU: DONE"
 poweroff -f

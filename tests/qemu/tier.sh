@@ -184,3 +184,156 @@ case_tier() {
                 rep=$((rep + 1))
         done
 }
+
+# ---- reclaim ----
+# The reclaim benchmark (issue #19), on the same workload without nodes
+# (--tier reclaim: a hot area stored to every RECLAIM_TOUCH_MS, a cold one
+# touched once), with a swap disk (tests/qemu/run's DP_QEMU_SWAP_MIB) for
+# DAMOS pageout, the same scheme in both arms:
+#   pageout nr_accesses 0-0 age >= 2 s, no quota
+# (with a bytes quota and no weights, DAMON spends it in address order on
+# vaddr's regions over unmapped gaps, tried but with nothing to page out,
+# and never reaches the cold area: seen in the guest, nr_applied 0)
+#   damon:  DAMON alone on the workload's pid (vaddr), through sysfs;
+#   daemon: damon-perfd Mode=own, Targets=PID, MaxTargets=1, the scheme as a
+#           Scheme= line with the sampled hot ranges spared (reject=hot).
+# Proactive reclaim, as DAMON_RECLAIM does it, not the kernel's own under a
+# limit: that would page out for both arms alike.  One line per arm and rep:
+#   DP-QEMU: RECLAIM arm=A rep=N hot_pages=N cold_pages=N majflt=N
+#            hot_out_max=N cold_out=N ... kdamond_cpu_s=X daemon_cpu_s=X
+# majflt: the workload's major faults (all in the hot area: the cold one is
+# never touched again); cold_out: cold pages swapped out at the end;
+# pswpout: pages the guest wrote to swap during the arm.
+# DP_RECLAIM (a kernel parameter): off (the default), full (only this,
+# DP_RECLAIM_REPS times, DP_RECLAIM_SECONDS an arm).  Assertions: 3 a rep.
+
+RECLAIM_MODE=${DP_RECLAIM:-off}
+RECLAIM_REPS=${DP_RECLAIM_REPS:-1}
+RECLAIM_TOUCH_MS=${DP_RECLAIM_TOUCH_MS:-200}
+
+# The swap disk: virtio_blk from the initramfs, the whole disk as swap.
+swap_on() {
+        [ -b /dev/vda ] || insmod /lib/modules/virtio_blk.ko 2>&1 || return 1
+        for _ in $(seq 50); do
+                [ -b /dev/vda ] && break
+                sleep 0.1
+        done
+        mkswap /dev/vda > /dev/null 2>&1 && swapon /dev/vda 2>&1
+}
+
+# DAMON alone on pid $1: kdamond 0, vaddr, one pageout scheme.
+reclaim_damon_start() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file vaddr "$CTX/operations" &&
+        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
+        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
+        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
+        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
+        write_file 1000 "$CTX/monitoring_attrs/nr_regions/max" &&
+        write_file 1 "$CTX/targets/nr_targets" &&
+        write_file "$1" "$CTX/targets/0/pid_target" &&
+        write_file 1 "$CTX/schemes/nr_schemes" &&
+        write_file pageout "$CTX/schemes/0/action" &&
+        write_file 18446744073709551615 "$CTX/schemes/0/access_pattern/sz/max" &&
+        write_file 0 "$CTX/schemes/0/access_pattern/nr_accesses/max" &&
+        write_file 20 "$CTX/schemes/0/access_pattern/age/min" &&
+        write_file 4294967295 "$CTX/schemes/0/access_pattern/age/max" &&
+        write_file on "$KD/0/state"
+}
+
+# reclaim_conf PID
+reclaim_conf() {
+        cat > /run/reclaim.conf <<CONF
+[Sampling]
+Source=pagefault
+[Tracking]
+Targets=$1
+MinRegions=10
+MaxRegions=1000
+SampleIntervalSec=5ms
+AggregationIntervalSec=100ms
+MapsRefreshSec=1s
+[DAMON]
+Mode=own
+MaxTargets=1
+HintIntervalSec=500ms
+Scheme=pageout nr_accesses=0-0 age=2s-max reject=hot
+[API]
+Socket=/run/dp.sock
+CONF
+}
+
+# reclaim_arm ARM REP SECONDS
+reclaim_arm() {
+        arm=$1 rep=$2 seconds=$3
+        damon_reset
+        swapoff /dev/vda 2>/dev/null
+        swap_on > /dev/null
+        out=/run/reclaim-$arm.out
+        rm -f "$out" "$out.err"
+        daemon_pid=
+        pswpout0=$(awk '/^pswpout / { print $2 }' /proc/vmstat)
+        damon-perfd-workload --tier reclaim --hot-mib "$TIER_HOT_MIB" --cold-mib 128 --touch-ms "$RECLAIM_TOUCH_MS" \
+                --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
+        wl_job=$!
+        for _ in $(seq 600); do
+                [ -s "$out" ] && break
+                sleep 0.1
+        done
+        # Both arms start on the workload's pid once it is laid out: the
+        # daemon's Targets=all would pick whichever process faults most,
+        # which in this guest is as likely the test's own shell.
+        if [ "$arm" = daemon ]; then
+                reclaim_conf "$wl_job"
+                start_daemon /run/reclaim.conf
+        else
+                why=$(reclaim_damon_start "$wl_job") || info "DAMON alone did not start: $why"
+        fi
+        if [ -n "${DP_TIER_TRACE:-}" ]; then
+                sleep 10
+                write_file update_schemes_stats "$KD/0/state" > /dev/null
+                for f in "$CTX"/schemes/*/stats/*; do
+                        echo "DP-QEMU: LOG reclaim $arm at 10 s: ${f#"$CTX"/}=$(read_file "$f")"
+                done
+                echo "DP-QEMU: LOG reclaim $arm at 10 s: $(grep pswp /proc/vmstat | tr '\n' ' ') $(tail -n 1 "$out")"
+        fi
+        watch_cpu "$wl_job"
+        wait "$wl_job"
+        if [ -n "${DP_TIER_TRACE:-}" ]; then
+                sed "s/^/DP-QEMU: LOG reclaim $arm: /" "$out.err"
+                grep '^RECLAIM-AT ' "$out" | awk 'NR % 5 == 1' | sed "s/^/DP-QEMU: LOG reclaim $arm: /"
+                [ "$arm" = daemon ] && show_log daemon "$daemon_log" | head -n 40
+        fi
+        summary=$(grep '^RECLAIM ' "$out" | cut -d' ' -f2-)
+        echo "DP-QEMU: RECLAIM arm=$arm rep=$rep $summary pswpout=$(($(awk '/^pswpout / { print $2 }' /proc/vmstat) - pswpout0)) kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
+        expect "reclaim, $arm: the workload reported its faults and resident pages" \
+                "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
+        if [ "$arm" = daemon ]; then
+                stop_daemon_cleanly
+                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        fi
+        damon_reset
+}
+
+case_reclaim() {
+        case=reclaim case_failed=0
+        [ "$RECLAIM_MODE" = off ] && return 0
+        if ! why=$(swap_on); then
+                fail "the guest has a swap disk" "${why:-no /dev/vda}: boot with DP_QEMU_SWAP_MIB=N"
+                return 0
+        fi
+        info "the page-fault software event samples in place of a PMU (write-protected stores in the hot area)"
+        seconds=${DP_RECLAIM_SECONDS:-30}
+        rep=1
+        while [ "$rep" -le "$RECLAIM_REPS" ]; do
+                if [ $((rep % 2)) = 1 ]; then
+                        reclaim_arm damon "$rep" "$seconds"
+                        reclaim_arm daemon "$rep" "$seconds"
+                else
+                        reclaim_arm daemon "$rep" "$seconds"
+                        reclaim_arm damon "$rep" "$seconds"
+                fi
+                rep=$((rep + 1))
+        done
+}
