@@ -32,7 +32,7 @@ def run_guest(build, reps, seconds, timeout_s):
     env = dict(os.environ, DP_QEMU_NUMA="1", DP_QEMU_SWAP_MIB="512",
                DP_QEMU_APPEND="DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d DP_RECLAIM=full "
                               "DP_RECLAIM_REPS=%d DP_RECLAIM_SECONDS=%d" % (reps, seconds, reps, seconds),
-               DP_QEMU_EXPECTED=str(2 + 6 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
+               DP_QEMU_EXPECTED=str(2 + 8 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
                DP_QEMU_WORKDIR=os.path.join(build, "tier-qemu"))
     here = os.path.dirname(os.path.abspath(__file__))
     subprocess.run([os.path.join(here, "..", "tests", "qemu", "run"), build], env=env, check=False)
@@ -54,8 +54,9 @@ def fmt_s(v):
     return "never" if v is None or math.isinf(v) else "%.1f s" % v
 
 
-def tier_rows(row, ours, peer, reps):
+def tier_rows(row, ours, peer, reps, arm="daemon"):
     tag = " (median of %d)" % reps if reps > 1 else ""
+    tag = " [%s]%s" % (arm, tag)
     rows = []
     o, p = med(ours, "to90_s", seconds), med(peer, "to90_s", seconds)
     if o is None or p is None or math.isinf(o):
@@ -94,6 +95,10 @@ def reclaim_rows(row, ours, peer, reps):
     rows.append(row("reclaim: major faults in the hot set (%s pages)%s" % (hot, tag), o, "", p, "DAMON alone",
                     o / p if o is not None and p else None, "<= DAMON alone", o is not None and p is not None
                     and o <= p))
+    o, p = med(ours, "hot_out_max", int), med(peer, "hot_out_max", int)
+    rows.append(row("reclaim: hot pages swapped out, most at once (of %s)%s" % (hot, tag), o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, "<= DAMON alone", o is not None and p is not None
+                    and o <= p))
     cold = med(ours, "cold_pages", int)
     cold = None if cold is None else int(cold)
     o, p = med(ours, "cold_out", int), med(peer, "cold_out", int)
@@ -109,16 +114,23 @@ def reclaim_rows(row, ours, peer, reps):
     return rows
 
 
-def bench_tier(a, raw, row, seconds_per_arm=60):
-    lines = run_guest(a.build, a.reps, seconds_per_arm, 180 + 4 * (seconds_per_arm + 40) * a.reps)
+def bench_tier(a, raw, row, seconds_per_arm=40):
+    lines = run_guest(a.build, a.reps, seconds_per_arm, 180 + 5 * (seconds_per_arm + 40) * a.reps)
     raw["tier"] = lines
     rows = []
-    for kind, key, make in (("tier", "to90_s", tier_rows), ("reclaim", "majflt", reclaim_rows)):
-        ours = [x for x in lines if x["kind"] == kind and x.get("arm") == "daemon" and key in x]
-        peer = [x for x in lines if x["kind"] == kind and x.get("arm") == "damon" and key in x]
-        if not ours and not peer:
-            rows.append(row("%s: the guest printed no %s lines" % (kind, kind.upper()), None, "", None, "", None,
-                            "runs", False))
+    peer = [x for x in lines if x["kind"] == "tier" and x.get("arm") == "damon" and "to90_s" in x]
+    for arm in ("daemon", "daemon-wide"):
+        ours = [x for x in lines if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
+        if ours and peer:
+            rows += tier_rows(row, ours, peer, a.reps, arm)
         else:
-            rows += make(row, ours, peer, a.reps)
+            rows.append(row("tier [%s]: the guest printed no TIER lines for both arms" % arm, None, "", None, "",
+                            None, "runs", False))
+    ours = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "daemon" and "majflt" in x]
+    peer = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "damon" and "majflt" in x]
+    if ours and peer:
+        rows += reclaim_rows(row, ours, peer, a.reps)
+    else:
+        rows.append(row("reclaim: the guest printed no RECLAIM lines for both arms", None, "", None, "", None,
+                        "runs", False))
     return rows

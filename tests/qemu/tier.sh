@@ -12,17 +12,21 @@
 #   migrate_cold target_nid=1 nr_accesses 0-0 age >= 5 s quota 16 MiB/s
 #   damon:  DAMON alone, written through sysfs as a user would;
 #   daemon: damon-perfd, [DAMON] Mode=own, Targets=physical, the schemes as
-#           Scheme= lines, the hot ranges spared from migrate_cold
-#           (reject=hot); its region hints come from the page-fault samples.
+#           Scheme= lines, migrate_hot limited to the sampled hot ranges
+#           (reject=!hot: Linux 6.12 has no allow filters, 6.14) and those
+#           spared from migrate_cold (reject=hot), region hints from the
+#           page-fault samples;
+#   daemon-wide: the same with migrate_hot on any access count (nr_accesses
+#           0-max), so that it moves what the PMU saw even where DAMON's own
+#           checks saw nothing (damon-perfd.conf(5)'s advice for allow=hot).
 # Linux 6.12 migrates only physical memory (vaddr's migrate_* came with
-# 6.17) and has no filters/N/allow (6.14), so migrate_hot cannot be limited
-# to the sampled ranges here: the daemon's part is the hints and the filter.
+# 6.17), hence paddr in both arms.
 #
 # No PMU in TCG: the page-fault software event samples instead, on the
 # workload's sparse stream of userfaultfd write-protected stores in the hot
 # area (the page stays put and is present when sampled, so the sample has
 # the physical address a paddr hint needs).  One line per arm and rep:
-#   DP-QEMU: TIER arm=damon|daemon rep=N hot_pages=N ... to90_s=S hot_fast=F
+#   DP-QEMU: TIER arm=damon|daemon|daemon-wide rep=N hot_pages=N ... to90_s=S hot_fast=F
 #            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
 #   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast=F@S,... (every second)
 # read by tools/bench_tier.py.
@@ -31,7 +35,7 @@
 # nodes, which tests/qemu/run boots with DP_QEMU_NUMA=1), short (once, 20 s
 # an arm), full (only this: DP_TIER_REPS times, DP_TIER_SECONDS an arm);
 # DP_TIER_TRACE=1 adds the workload's reports and the daemon's log.
-# Assertions: 3 per repetition (one per arm, the daemon's clean exit).
+# Assertions: 5 per repetition (one per arm, the daemon's clean exits).
 
 TIER_MODE=${DP_TIER:-off}
 TIER_REPS=${DP_TIER_REPS:-1}
@@ -85,6 +89,7 @@ tier_damon_start() {
         write_file on "$KD/0/state"
 }
 
+# tier_conf MIGRATE_HOT_NR_ACCESSES
 tier_conf() {
         cat > /run/tier.conf <<CONF
 [Sampling]
@@ -99,7 +104,7 @@ MapsRefreshSec=1s
 [DAMON]
 Mode=own
 HintIntervalSec=500ms
-Scheme=migrate_hot target_nid=0 nr_accesses=2-max quota_bytes=32M quota_reset=1s
+Scheme=migrate_hot target_nid=0 nr_accesses=$1 quota_bytes=32M quota_reset=1s reject=!hot
 Scheme=migrate_cold target_nid=1 nr_accesses=0-0 age=5s-max quota_bytes=16M quota_reset=1s reject=hot
 [API]
 Socket=/run/dp.sock
@@ -113,8 +118,10 @@ tier_arm() {
         out=/run/tier-$arm.out
         rm -f "$out" "$out.err"
         daemon_pid=
-        if [ "$arm" = daemon ]; then
-                tier_conf
+        if [ "$arm" != damon ]; then
+                # daemon-wide: migrate_hot on every access count, so that
+                # what the PMU saw hot moves even where DAMON saw nothing.
+                if [ "$arm" = daemon ]; then tier_conf 2-max; else tier_conf 0-max; fi
                 start_daemon /run/tier.conf
                 # Both arms' kdamonds run before the workload starts.
                 for _ in $(seq 300); do
@@ -127,7 +134,7 @@ tier_arm() {
         damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
                 --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
-        if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" = daemon ]; then
+        if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" != damon ]; then
                 sleep 5
                 damonctl damon 2>&1 | sed "s/^/DP-QEMU: LOG tier damonctl at 5 s: /"
         fi
@@ -135,12 +142,12 @@ tier_arm() {
         wait "$wl_job"
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
-                [ "$arm" = daemon ] && show_log daemon "$daemon_log" | head -n 60
+                [ "$arm" != damon ] && show_log daemon "$daemon_log" | head -n 60
                 grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
                 grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
         fi
         write_file update_schemes_stats "$KD/0/state" > /dev/null
-        if [ "$arm" = daemon ]; then
+        if [ "$arm" != damon ]; then
                 info "the daemon's $(damonctl damon 2>&1 | grep -i -E 'scheme|migrate|commit|error' | tr -s ' ' | tr '\n' ';')"
         else
                 for s in 0 1; do
@@ -155,7 +162,7 @@ tier_arm() {
                 if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"
         expect "tier, $arm: the workload reported where its pages are" \
                 "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
-        if [ "$arm" = daemon ]; then
+        if [ "$arm" != damon ]; then
                 stop_daemon_cleanly
                 [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
         fi
@@ -174,12 +181,13 @@ case_tier() {
         rep=1
         while [ "$rep" -le "$TIER_REPS" ]; do
                 if [ $((rep % 2)) = 1 ]; then
-                        tier_arm damon "$rep" "$seconds"
-                        tier_arm daemon "$rep" "$seconds"
+                        arms="damon daemon daemon-wide"
                 else
-                        tier_arm daemon "$rep" "$seconds"
-                        tier_arm damon "$rep" "$seconds"
+                        arms="daemon-wide daemon damon"
                 fi
+                for arm in $arms; do
+                        tier_arm "$arm" "$rep" "$seconds"
+                done
                 [ "$TIER_MODE" = short ] && break
                 rep=$((rep + 1))
         done
