@@ -135,8 +135,12 @@ tier_arm() {
                 --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
         if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" != damon ]; then
-                sleep 5
-                damonctl damon 2>&1 | sed "s/^/DP-QEMU: LOG tier damonctl at 5 s: /"
+                for t in 1 2 3 4 5 6 7 8; do
+                        sleep 1
+                        info "trace $t s: filters $(read_file "$CTX/schemes/1/filters/nr_filters")" \
+                                "$(read_file "$CTX/schemes/2/filters/nr_filters"); $(tail -n 1 "$out")"
+                done
+                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /"
         fi
         watch_cpu "$wl_job"
         wait "$wl_job"
