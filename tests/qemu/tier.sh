@@ -5,7 +5,7 @@
 # CPUs standing for the slow tier (tests/qemu/run).  The workload
 # (damon-perfd-workload --tier tier) places a busy hot area and a cold one
 # on node 1 and reports every 200 ms, from move_pages(2), the fraction of
-# its hot pages on node 0 and its cold pages there.  Two arms, alternating,
+# its hot pages on node 0 and its cold pages there.  Three arms, in turns,
 # with the same DAMON attributes (paddr, sample 5 ms, aggregation 100 ms,
 # update 1 s, regions 10 to 1000) and the same two schemes:
 #   migrate_hot  target_nid=0 nr_accesses 2-max          quota 32 MiB/s
@@ -28,13 +28,14 @@
 # the physical address a paddr hint needs).  One line per arm and rep:
 #   DP-QEMU: TIER arm=damon|daemon|daemon-wide rep=N hot_pages=N ... to90_s=S hot_fast=F
 #            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
-#   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast=F@S,... (every second)
+#   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast/cold_fast=F/N@S,... (each second)
 # read by tools/bench_tier.py.
 #
 # Kernel parameters: DP_TIER=off (the default: it needs a guest with two
 # nodes, which tests/qemu/run boots with DP_QEMU_NUMA=1), short (once, 20 s
 # an arm), full (only this: DP_TIER_REPS times, DP_TIER_SECONDS an arm);
-# DP_TIER_TRACE=1 adds the workload's reports and the daemon's log.
+# DP_TIER_TRACE=1 adds the workload's reports, the hot filters second by
+# second and the daemon's log.
 # Assertions: 5 per repetition (one per arm, the daemon's clean exits).
 
 TIER_MODE=${DP_TIER:-off}
