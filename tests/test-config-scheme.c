@@ -89,6 +89,11 @@ START_TEST(test_words) {
         assert_round_trip(&s, "pageout nr_accesses=0-0 age=0-10");
         s = parse_ok("lru_deprio age=0s-2s");
         assert_round_trip(&s, "lru_deprio age=0s-2s");
+        /* Only the hot ranges, on kernels without allow filters too. */
+        s = parse_ok("migrate_hot target_nid=0 reject=!hot");
+        ck_assert_ptr_eq(dp_scheme_hot_filter(&s), &s.filters[0]);
+        ck_assert(!s.filters[0].matching && !s.filters[0].allow);
+        assert_round_trip(&s, "migrate_hot target_nid=0 reject=!hot");
 }
 END_TEST
 
@@ -122,7 +127,8 @@ START_TEST(test_bad_words) {
                 { "pageout reject=memcg:relative", "word 'reject=memcg:relative'" },
                 { "pageout reject=addr:0x3000-0x1000", "word 'reject=addr:0x3000-0x1000'" },
                 { "pageout reject=anon:1", "word 'reject=anon:1'" },
-                { "pageout reject=!hot", "word 'reject=!hot'" },
+                { "pageout allow=!hot", "word 'allow=!hot'" },
+                { "pageout reject=hot reject=!hot", "word 'reject=!hot'" },
                 { "pageout reject=hot allow=hot", "word 'allow=hot'" },
                 { "pageout deny=anon", "unknown key 'deny'" },
                 { "migrate_cold", "migrate_cold needs target_nid=NODE" },

@@ -222,6 +222,9 @@ START_TEST(test_granules_none) {
         size_t n = 0;
 
         ck_assert_int_eq(dp_damon_hints_from_granules(g, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        /* A snapshot without any granule has no array to point into. */
+        ck_assert_int_eq(dp_damon_hints_from_granules(NULL, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        ck_assert_int_eq(dp_damon_hints_from_granules(NULL, 1, 0, 10 * G, 0, 4, out, &n), -EINVAL);
         /* Outside the span. */
         ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 10 * G, 0, 4, out, &n), -ENODATA);
         ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 1000 * G, 0, 2, out, &n), -EINVAL);

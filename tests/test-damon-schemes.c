@@ -241,6 +241,45 @@ START_TEST(test_hot_filter_update) {
 }
 END_TEST
 
+/* reject=!hot, for kernels without allow filters (before 6.14): the gaps
+ * around the hot ranges, each rejected, so that the scheme acts inside the
+ * hot ranges only; with none hot, on nothing. */
+START_TEST(test_not_hot_filter) {
+        static const char *const only_hot[] = { "migrate_hot target_nid=0 reject=anon reject=!hot" };
+        static const struct dp_damon_range hot[] = { { 0x200000, 0x300000 }, { 0x500000, 0x501000 } };
+        static const char *const expected[][2] = {
+                { CTX "schemes/1/filters/nr_filters", "4" },
+                { CTX "schemes/1/filters/0/type", "anon" },
+                { CTX "schemes/1/filters/1/type", "addr" },
+                { CTX "schemes/1/filters/1/matching", "Y" },
+                { CTX "schemes/1/filters/1/allow", "N" },
+                { CTX "schemes/1/filters/1/addr_start", "0" },
+                { CTX "schemes/1/filters/1/addr_end", "2097152" },
+                { CTX "schemes/1/filters/2/addr_start", "3145728" },
+                { CTX "schemes/1/filters/2/addr_end", "5242880" },
+                { CTX "schemes/1/filters/3/matching", "Y" },
+                { CTX "schemes/1/filters/3/addr_start", "5246976" },
+                { CTX "schemes/1/filters/3/addr_end", "18446744073709551615" },
+        };
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+        struct dp_damon_state st = {};
+
+        fake_make(true);
+        fs = open_fake();
+        ck_assert_int_eq(own_with(fs, true, only_hot, 1, &st), 0);
+        /* Nothing seen hot yet: one entry rejecting the whole space. */
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/nr_filters"), "2");
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/addr_start"), "0");
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/addr_end"), "18446744073709551615");
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/matching"), "Y");
+        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 1, hot, 2), 0);
+        assert_files(expected, DP_ARRAY_SIZE(expected));
+        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 1, NULL, 0), 0);
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/nr_filters"), "2");
+        ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/addr_end"), "18446744073709551615");
+}
+END_TEST
+
 static struct dp_snapshot_region region(uint64_t start, uint64_t end, uint32_t nr_accesses) {
         return (struct dp_snapshot_region) { .start = start, .end = end, .last_nr_accesses = nr_accesses };
 }
@@ -335,6 +374,7 @@ static Suite *damon_schemes_suite(void) {
         tcase_add_test(tc, test_schemes_refused_by_kernel);
         tcase_add_test(tc, test_schemes_restored);
         tcase_add_test(tc, test_hot_filter_update);
+        tcase_add_test(tc, test_not_hot_filter);
         tcase_add_test(tc, test_hot_filter_ranges);
         tcase_add_test(tc, test_read_schemes);
         suite_add_tcase(s, tc);

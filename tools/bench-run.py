@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 
+from bench_tier import bench_tier
 from bench_value import bench_value
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -677,6 +678,7 @@ MEASURES = {
     "soak": bench_soak,
     "start": bench_start,
     "value": lambda a, raw: bench_value(a, raw, row),
+    "tier": lambda a, raw: bench_tier(a, raw, row),
 }
 
 
@@ -688,14 +690,14 @@ def main():
     ap.add_argument("--live", type=float, default=15, help="live measuring window, seconds (default 15)")
     ap.add_argument("--idle", type=float, default=30, help="idle measuring window, seconds (default 30)")
     ap.add_argument("--reps", type=int, default=3,
-                    help="replay, live, rates and value repetitions, median taken (default 3)")
+                    help="replay, live, rates, value and tier repetitions, median taken (default 3)")
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     a.json = a.json or os.path.join(a.build, "bench.json")
-    # value boots the qemu guest for minutes a repetition: only when named.
-    only = a.only.split(",") if a.only else [m for m in MEASURES if m != "value"]
+    # value and tier boot the qemu guest for minutes a repetition: only when named.
+    only = a.only.split(",") if a.only else [m for m in MEASURES if m not in ("value", "tier")]
     unknown = [m for m in only if m not in MEASURES]
     if unknown:
         ap.error("unknown measure(s): " + ",".join(unknown))

@@ -2,7 +2,8 @@
 /*
  * damon-perfd-workload: a process with a known hot area and a known cold
  * area, for the demo and the integration tests (the areas: workload-core.h);
- * with --shape, one of the value benchmark's workloads (workload-value.h).
+ * with --shape, one of the value benchmark's workloads (workload-value.h);
+ * with --tier, the tiering or reclaim workload (workload-tier.h).
  *
  * Prints one JSON line with its pid and its areas, then runs until
  * --seconds pass or it is signalled.
@@ -16,6 +17,7 @@
 
 #include "parse-util.h"
 #include "workload-core.h"
+#include "workload-tier.h"
 #include "workload-value.h"
 
 static volatile sig_atomic_t stop;
@@ -48,7 +50,20 @@ static double parse_number(const char *s, const char *what, double min) {
 enum {
         OPT_SHAPE = 0x100, OPT_SPAN, OPT_WINDOW, OPT_WINDOW_AT, OPT_MOVE_TO, OPT_MOVE_AFTER, OPT_CHUNKS,
         OPT_COLD_CHUNKS, OPT_CHUNK_KIB, OPT_SEED, OPT_TOUCH_MS, OPT_FAULTS, OPT_OBSERVE, OPT_OBSERVE_MS,
+        OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS,
 };
+
+/* The tiering workload's own options (workload-tier.h); false if @c is none of them. */
+static bool parse_tier_option(int c, const char *arg, struct tier_workload *t) {
+        switch (c) {
+        case OPT_TIER: t->mode = arg; break;
+        case OPT_SLOW_NODE: t->slow_node = (int) parse_number(arg, "slow-node", 0); break;
+        case OPT_FAST_NODE: t->fast_node = (int) parse_number(arg, "fast-node", 0); break;
+        case OPT_REPORT_MS: t->report_ms = parse_number(arg, "report-ms", 10); break;
+        default: return false;
+        }
+        return true;
+}
 
 /* The value benchmark's options (workload-value.h); false if @c is none of them. */
 static bool parse_value_option(int c, const char *arg, struct value_workload *w) {
@@ -92,6 +107,30 @@ static int run_value(struct value_workload *w) {
         return EXIT_SUCCESS;
 }
 
+/* The tiering workload with the sizes, pace and length the others' options gave. */
+static int run_tier(struct tier_workload *t, const struct workload_areas *a, const struct value_workload *w,
+                    double seconds) {
+        int r;
+
+        t->hot_bytes = a->hot_bytes;
+        t->cold_bytes = a->cold_bytes;
+        t->touch_ms = w->touch_ms;
+        t->faults_per_s = w->faults_per_s;
+        t->seconds = seconds;
+        r = tier_map(t);
+        if (r < 0) {
+                fprintf(stderr, "workload: mapping the %s workload: %s\n", t->mode, strerror(-r));
+                return EXIT_FAILURE;
+        }
+        tier_describe(t);
+        r = tier_run(t, &stop);
+        if (r < 0) {
+                fprintf(stderr, "workload: %s: %s\n", t->mode, strerror(-r));
+                return EXIT_FAILURE;
+        }
+        return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "hot-mib", required_argument, NULL, 'h' },
@@ -112,6 +151,10 @@ int main(int argc, char **argv) {
                 { "faults-per-s", required_argument, NULL, OPT_FAULTS },
                 { "observe", required_argument, NULL, OPT_OBSERVE },
                 { "observe-ms", required_argument, NULL, OPT_OBSERVE_MS },
+                { "tier", required_argument, NULL, OPT_TIER },
+                { "slow-node", required_argument, NULL, OPT_SLOW_NODE },
+                { "fast-node", required_argument, NULL, OPT_FAST_NODE },
+                { "report-ms", required_argument, NULL, OPT_REPORT_MS },
                 {}
         };
         /* The value shapes' defaults: the moving window and sparse chunks. */
@@ -125,6 +168,7 @@ int main(int argc, char **argv) {
                 .hot_bytes = 4u << 20,
                 .cold_bytes = 64u << 20,
         };
+        struct tier_workload t = { .slow_node = 1, .fast_node = 0, .report_ms = 200 };
         double seconds = 0, passes = 0;
         int c, r;
 
@@ -149,20 +193,25 @@ int main(int argc, char **argv) {
                         }
                         break;
                 default:
-                        if (parse_value_option(c, optarg, &w))
+                        if (parse_value_option(c, optarg, &w) || parse_tier_option(c, optarg, &t))
                                 break;
                         fprintf(stderr, "usage: %s [--hot-mib N] [--cold-mib N] [--seconds S] [--rate PASSES_PER_S]\n"
                                 "       %s --shape window|chunks [--span-mib N] [--window-mib N] [--window-at-mib N]\n"
                                 "          [--move-to-mib N --move-after S] [--chunks N] [--cold-chunks N] [--chunk-kib N]\n"
                                 "          [--seed N] [--touch-ms MS] [--faults-per-s N] [--observe KDAMOND_DIR]\n"
-                                "          [--observe-ms MS] [--seconds S]\n",
-                                argv[0], argv[0]);
+                                "          [--observe-ms MS] [--seconds S]\n"
+                                "       %s --tier tier|reclaim [--hot-mib N] [--cold-mib N] [--slow-node N]\n"
+                                "          [--fast-node N] [--touch-ms MS] [--faults-per-s N] [--report-ms MS]\n"
+                                "          [--seconds S]\n",
+                                argv[0], argv[0], argv[0]);
                         return EXIT_FAILURE;
                 }
         }
 
         signal(SIGTERM, on_signal);
         signal(SIGINT, on_signal);
+        if (t.mode)
+                return run_tier(&t, &a, &w, seconds);
         if (w.shape) {
                 w.seconds = seconds;
                 return run_value(&w);

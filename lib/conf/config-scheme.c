@@ -284,7 +284,10 @@ static int parse_filter(const char *v, bool allow, struct dp_scheme_filter *ret)
                         return -EINVAL;
                 break;
         default:
-                if (arg || (f.type == DP_FILTER_HOT && !f.matching))
+                /* reject=!hot rejects everything but the hot ranges (what
+                 * allow=hot does from Linux 6.14 on); allow=!hot would allow
+                 * everything but them, which no scheme needs. */
+                if (arg || (f.type == DP_FILTER_HOT && !f.matching && f.allow))
                         return -EINVAL;
                 break;
         }
@@ -402,8 +405,8 @@ static int parse_word(const char *key, const char *v, struct dp_damon_scheme *s,
                 return parse_wmarks(v, s);
         }
         if (strcmp(key, "allow") == 0 || strcmp(key, "reject") == 0) {
-                *expected = "[!]anon, [!]young, [!]memcg:/PATH, [!]addr:START-END, [!]target:INDEX or hot "
-                            "(at most 8 filters, one hot)";
+                *expected = "[!]anon, [!]young, [!]memcg:/PATH, [!]addr:START-END, [!]target:INDEX, hot or "
+                            "(reject only) !hot (at most 8 filters, one hot)";
                 return add_filter(v, key[0] == 'a', s);
         }
         *expected = NULL;

@@ -275,7 +275,9 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
         size_t k, o = 0;
         int r;
 
-        if (!g || !out || max_out < 3 || end <= start)
+        /* No granule yet (the snapshot's array not even made) is no data,
+         * not a bad call: a failure would make the first commits back off. */
+        if (!out || max_out < 3 || end <= start || (n > 0 && !g))
                 return -EINVAL;
         if (n == 0)
                 return -ENODATA;

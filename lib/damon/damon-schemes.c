@@ -232,7 +232,31 @@ static int write_filter(struct damon_writer *w, const struct dp_damon_own_params
         }
 }
 
-/* Every filter of @s in order, the hot one as one addr filter per @hot range. */
+/* The entries a filter takes: one, or for hot one per @hot range, or for
+ * reject=!hot one per gap around them: a kernel without allow filters
+ * (before 6.14) filters out what one "not in this range" entry does not
+ * match, so several of them would reject everything. */
+static size_t filter_entries(const struct dp_scheme_filter *f, size_t nr_hot) {
+        if (f->type != DP_FILTER_HOT)
+                return 1;
+        return f->matching ? nr_hot : nr_hot + 1;
+}
+
+/* Entry @j of a hot filter: the hot range, or for !hot the gap before it
+ * (the last gap reaching the end of the address space), rejected. */
+static void hot_filter_entry(const struct dp_scheme_filter *f, const struct dp_damon_range *hot, size_t nr_hot,
+                             size_t j, struct dp_scheme_filter *entry, struct dp_damon_range *range) {
+        *entry = *f;
+        if (f->matching) {
+                *range = hot[j];
+                return;
+        }
+        entry->matching = true;
+        *range = (struct dp_damon_range) { j == 0 ? 0 : hot[j - 1].end, j == nr_hot ? UINT64_MAX : hot[j].start };
+}
+
+/* Every filter of @s in order, the hot one as one addr filter per @hot range
+ * (per gap around them for !hot). */
 static int write_filters(struct damon_writer *w, const struct dp_damon_own_params *p, unsigned idx,
                          const struct dp_damon_scheme *s, const struct dp_damon_range *hot, size_t nr_hot) {
         char dir[DP_DAMON_PATH_MAX];
@@ -241,7 +265,7 @@ static int write_filters(struct damon_writer *w, const struct dp_damon_own_param
         int r;
 
         for (size_t i = 0; i < s->n_filters; i++)
-                total += s->filters[i].type == DP_FILTER_HOT ? nr_hot : 1;
+                total += filter_entries(&s->filters[i], nr_hot);
         if (s->n_filters == 0)
                 return 0;
         r = damon_ctx_addr_unit(w, &unit);
@@ -251,11 +275,16 @@ static int write_filters(struct damon_writer *w, const struct dp_damon_own_param
         r = write_under(w, dir, &(struct setting) { "nr_filters", total }, 1);
         for (size_t i = 0; r == 0 && i < s->n_filters; i++) {
                 const struct dp_scheme_filter *f = &s->filters[i];
-                size_t n = f->type == DP_FILTER_HOT ? nr_hot : 1;
+                size_t n = filter_entries(f, nr_hot);
 
                 for (size_t j = 0; r == 0 && j < n; j++, k++) {
+                        struct dp_scheme_filter entry = *f;
+                        struct dp_damon_range range;
+
                         snprintf(dir, sizeof(dir), "schemes/%u/filters/%zu", idx, k);
-                        r = write_filter(w, p, dir, s, f, f->type == DP_FILTER_HOT ? &hot[j] : NULL, unit);
+                        if (f->type == DP_FILTER_HOT)
+                                hot_filter_entry(f, hot, nr_hot, j, &entry, &range);
+                        r = write_filter(w, p, dir, s, &entry, f->type == DP_FILTER_HOT ? &range : NULL, unit);
                 }
         }
         return r;

@@ -794,11 +794,15 @@ case_sysfs_error() {
 
 # shellcheck source=tests/qemu/value.sh
 . "$CONF/value.sh"
+# shellcheck source=tests/qemu/tier.sh
+. "$CONF/tier.sh"
 
 case_boot
 # DP_VALUE=full (tools/bench --only value) or DP_VALUE_ONLY=1 runs the
-# value benchmark alone.
-if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ]; then
+# value benchmark alone, DP_TIER=full and DP_RECLAIM=full (tools/bench
+# --only tier) the tiering and reclaim ones.
+if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ] && [ "$TIER_MODE" != full ] &&
+   [ "$RECLAIM_MODE" != full ]; then
         case_own
         case_foreign
         case_attach
@@ -807,6 +811,8 @@ if [ "$VALUE_MODE" != full ] && [ -z "${DP_VALUE_ONLY:-}" ]; then
         case_target_exit
         case_sysfs_error
 fi
-case_value
+[ "$TIER_MODE" = full ] || [ "$RECLAIM_MODE" = full ] || case_value
+case_tier
+case_reclaim
 echo "DP-QEMU: DONE"
 poweroff -f

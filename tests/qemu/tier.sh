@@ -1,0 +1,352 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2034,SC2154 # sourced: guest-test.sh and value.sh set and read these
+# The tiering benchmark (issue #19), sourced by guest-test.sh after value.sh
+# (whose watch_cpu it uses): the guest has two NUMA nodes, node 1 without
+# CPUs standing for the slow tier (tests/qemu/run).  The workload
+# (damon-perfd-workload --tier tier) places a busy hot area and a cold one
+# on node 1 and reports every 200 ms, from move_pages(2), the fraction of
+# its hot pages on node 0 and its cold pages there.  Three arms, in turns,
+# with the same DAMON attributes (paddr, sample 5 ms, aggregation 100 ms,
+# update 1 s, regions 10 to 1000) and the same two schemes:
+#   migrate_hot  target_nid=0 nr_accesses 2-max          quota 32 MiB/s
+#   migrate_cold target_nid=1 nr_accesses 0-0 age >= 5 s quota 16 MiB/s
+#   damon:  DAMON alone, written through sysfs as a user would;
+#   daemon: damon-perfd, [DAMON] Mode=own, Targets=physical, the schemes as
+#           Scheme= lines, migrate_hot limited to the sampled hot ranges
+#           (reject=!hot: Linux 6.12 has no allow filters, 6.14) and those
+#           spared from migrate_cold (reject=hot), region hints from the
+#           page-fault samples;
+#   daemon-wide: the same with migrate_hot on any access count (nr_accesses
+#           0-max), so that it moves what the PMU saw even where DAMON's own
+#           checks saw nothing (damon-perfd.conf(5)'s advice for allow=hot).
+# Linux 6.12 migrates only physical memory (vaddr's migrate_* came with
+# 6.17), hence paddr in both arms.
+#
+# No PMU in TCG: the page-fault software event samples instead, on the
+# workload's sparse stream of userfaultfd write-protected stores in the hot
+# area (the page stays put and is present when sampled, so the sample has
+# the physical address a paddr hint needs).  One line per arm and rep:
+#   DP-QEMU: TIER arm=damon|daemon|daemon-wide rep=N hot_pages=N ... to90_s=S hot_fast=F
+#            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
+#   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast/cold_fast=F/N@S,... (each second)
+# read by tools/bench_tier.py.
+#
+# Kernel parameters: DP_TIER=off (the default: it needs a guest with two
+# nodes, which tests/qemu/run boots with DP_QEMU_NUMA=1), short (once, 20 s
+# an arm), full (only this: DP_TIER_REPS times, DP_TIER_SECONDS an arm);
+# DP_TIER_TRACE=1 adds the workload's reports, the hot filters second by
+# second and the daemon's log.
+# Assertions: 5 per repetition (one per arm, the daemon's clean exits).
+
+TIER_MODE=${DP_TIER:-off}
+TIER_REPS=${DP_TIER_REPS:-1}
+TIER_HOT_MIB=16
+TIER_COLD_MIB=64
+
+# The top-level System RAM ranges, "START END" in bytes, end exclusive: the
+# regions DAMON alone monitors, as the daemon takes them from /proc/iomem.
+system_ram() {
+        grep '^[0-9a-f]*-[0-9a-f]* : System RAM$' /proc/iomem | while IFS='- ' read -r start end _; do
+                echo "$((0x$start)) $((0x$end + 1))"
+        done
+}
+
+# tier_scheme DIR ACTION NID NR_MIN NR_MAX AGE_MIN QUOTA_BYTES
+tier_scheme() {
+        write_file "$2" "$1/action" &&
+        write_file "$3" "$1/target_nid" &&
+        write_file 0 "$1/access_pattern/sz/min" &&
+        write_file 18446744073709551615 "$1/access_pattern/sz/max" &&
+        write_file "$4" "$1/access_pattern/nr_accesses/min" &&
+        write_file "$5" "$1/access_pattern/nr_accesses/max" &&
+        write_file "$6" "$1/access_pattern/age/min" &&
+        write_file 4294967295 "$1/access_pattern/age/max" &&
+        write_file "$7" "$1/quotas/bytes" &&
+        write_file 1000 "$1/quotas/reset_interval_ms"
+}
+
+# DAMON alone, as a user would run it: kdamond 0 on the physical space.
+tier_damon_start() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file paddr "$CTX/operations" &&
+        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
+        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
+        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
+        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
+        write_file 1000 "$CTX/monitoring_attrs/nr_regions/max" &&
+        write_file 1 "$CTX/targets/nr_targets" || return 1
+        ranges=$(system_ram)
+        write_file "$(echo "$ranges" | wc -l)" "$CTX/targets/0/regions/nr_regions" || return 1
+        i=0
+        echo "$ranges" | while read -r start end; do
+                write_file "$start" "$CTX/targets/0/regions/$i/start" &&
+                write_file "$end" "$CTX/targets/0/regions/$i/end" || exit 1
+                i=$((i + 1))
+        done || return 1
+        write_file 2 "$CTX/schemes/nr_schemes" &&
+        tier_scheme "$CTX/schemes/0" migrate_hot 0 2 4294967295 0 33554432 &&
+        tier_scheme "$CTX/schemes/1" migrate_cold 1 0 0 50 16777216 &&
+        write_file on "$KD/0/state"
+}
+
+# tier_conf MIGRATE_HOT_NR_ACCESSES
+tier_conf() {
+        cat > /run/tier.conf <<CONF
+[Sampling]
+Source=pagefault
+[Tracking]
+Targets=physical
+MinRegions=10
+MaxRegions=1000
+SampleIntervalSec=5ms
+AggregationIntervalSec=100ms
+MapsRefreshSec=1s
+[DAMON]
+Mode=own
+HintIntervalSec=500ms
+Scheme=migrate_hot target_nid=0 nr_accesses=$1 quota_bytes=32M quota_reset=1s reject=!hot
+Scheme=migrate_cold target_nid=1 nr_accesses=0-0 age=5s-max quota_bytes=16M quota_reset=1s reject=hot
+[API]
+Socket=/run/dp.sock
+CONF
+}
+
+# tier_arm ARM REP SECONDS
+tier_arm() {
+        arm=$1 rep=$2 seconds=$3
+        damon_reset
+        out=/run/tier-$arm.out
+        rm -f "$out" "$out.err"
+        daemon_pid=
+        if [ "$arm" != damon ]; then
+                # daemon-wide: migrate_hot on every access count, so that
+                # what the PMU saw hot moves even where DAMON saw nothing.
+                if [ "$arm" = daemon ]; then tier_conf 2-max; else tier_conf 0-max; fi
+                start_daemon /run/tier.conf
+                # Both arms' kdamonds run before the workload starts.
+                for _ in $(seq 300); do
+                        [ "$(read_file "$KD/0/state" 2>/dev/null)" = on ] && break
+                        sleep 0.1
+                done
+        else
+                why=$(tier_damon_start) || info "DAMON alone did not start: $why"
+        fi
+        damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
+                --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
+        wl_job=$!
+        if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" != damon ]; then
+                for t in 1 2 3 4 5 6 7 8; do
+                        sleep 1
+                        info "trace $t s: filters $(read_file "$CTX/schemes/1/filters/nr_filters")" \
+                                "$(read_file "$CTX/schemes/2/filters/nr_filters"); $(tail -n 1 "$out")"
+                done
+                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /"
+        fi
+        watch_cpu "$wl_job"
+        wait "$wl_job"
+        if [ -n "${DP_TIER_TRACE:-}" ]; then
+                sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
+                [ "$arm" != damon ] && show_log daemon "$daemon_log" | head -n 60
+                grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
+                grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
+        fi
+        write_file update_schemes_stats "$KD/0/state" > /dev/null
+        if [ "$arm" != damon ]; then
+                info "the daemon's $(damonctl damon 2>&1 | grep -i -E 'scheme|migrate|commit|error' | tr -s ' ' | tr '\n' ';')"
+        else
+                for s in 0 1; do
+                        info "DAMON alone's scheme $s: $(read_file "$CTX/schemes/$s/action"):" \
+                                "sz_applied=$(read_file "$CTX/schemes/$s/stats/sz_applied")"
+                done
+        fi
+        summary=$(grep '^TIER ' "$out" | cut -d' ' -f2-)
+        echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
+        echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
+                split($2, t, "="); split($3, f, "="); split($4, c, "=");
+                if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"
+        expect "tier, $arm: the workload reported where its pages are" \
+                "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
+        if [ "$arm" != damon ]; then
+                stop_daemon_cleanly
+                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        fi
+        damon_reset
+}
+
+case_tier() {
+        case=tier case_failed=0
+        [ "$TIER_MODE" = off ] && return 0
+        if [ ! -d /sys/devices/system/node/node1 ]; then
+                fail "the guest has two NUMA nodes" "no node1: boot with DP_QEMU_NUMA=1"
+                return 0
+        fi
+        info "the page-fault software event samples in place of a PMU (write-protected stores in the hot area)"
+        [ "$TIER_MODE" = short ] && seconds=20 || seconds=${DP_TIER_SECONDS:-60}
+        rep=1
+        while [ "$rep" -le "$TIER_REPS" ]; do
+                if [ $((rep % 2)) = 1 ]; then
+                        arms="damon daemon daemon-wide"
+                else
+                        arms="daemon-wide daemon damon"
+                fi
+                for arm in $arms; do
+                        tier_arm "$arm" "$rep" "$seconds"
+                done
+                [ "$TIER_MODE" = short ] && break
+                rep=$((rep + 1))
+        done
+}
+
+# ---- reclaim ----
+# The reclaim benchmark (issue #19), on the same workload without nodes
+# (--tier reclaim: a hot area stored to every RECLAIM_TOUCH_MS, a cold one
+# touched once), with a swap disk (tests/qemu/run's DP_QEMU_SWAP_MIB) for
+# DAMOS pageout, the same scheme in both arms:
+#   pageout nr_accesses 0-0 age >= 2 s, no quota
+# (with a bytes quota and no weights, DAMON spends it in address order on
+# vaddr's regions over unmapped gaps, tried but with nothing to page out,
+# and never reaches the cold area: seen in the guest, nr_applied 0)
+#   damon:  DAMON alone on the workload's pid (vaddr), through sysfs;
+#   daemon: damon-perfd Mode=own, Targets=PID, MaxTargets=1, the scheme as a
+#           Scheme= line with the sampled hot ranges spared (reject=hot).
+# Proactive reclaim, as DAMON_RECLAIM does it, not the kernel's own under a
+# limit: that would page out for both arms alike.  One line per arm and rep:
+#   DP-QEMU: RECLAIM arm=A rep=N hot_pages=N cold_pages=N majflt=N
+#            hot_out_max=N cold_out=N ... kdamond_cpu_s=X daemon_cpu_s=X
+# majflt: the workload's major faults (all in the hot area: the cold one is
+# never touched again); cold_out: cold pages swapped out at the end;
+# pswpout: pages the guest wrote to swap during the arm.
+# DP_RECLAIM (a kernel parameter): off (the default), full (only this,
+# DP_RECLAIM_REPS times, DP_RECLAIM_SECONDS an arm).  Assertions: 3 a rep.
+
+RECLAIM_MODE=${DP_RECLAIM:-off}
+RECLAIM_REPS=${DP_RECLAIM_REPS:-1}
+RECLAIM_TOUCH_MS=${DP_RECLAIM_TOUCH_MS:-200}
+
+# The swap disk: virtio_blk from the initramfs, the whole disk as swap.
+swap_on() {
+        [ -b /dev/vda ] || insmod /lib/modules/virtio_blk.ko 2>&1 || return 1
+        for _ in $(seq 50); do
+                [ -b /dev/vda ] && break
+                sleep 0.1
+        done
+        mkswap /dev/vda > /dev/null 2>&1 && swapon /dev/vda 2>&1
+}
+
+# DAMON alone on pid $1: kdamond 0, vaddr, one pageout scheme.
+reclaim_damon_start() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file vaddr "$CTX/operations" &&
+        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
+        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
+        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
+        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
+        write_file 1000 "$CTX/monitoring_attrs/nr_regions/max" &&
+        write_file 1 "$CTX/targets/nr_targets" &&
+        write_file "$1" "$CTX/targets/0/pid_target" &&
+        write_file 1 "$CTX/schemes/nr_schemes" &&
+        write_file pageout "$CTX/schemes/0/action" &&
+        write_file 18446744073709551615 "$CTX/schemes/0/access_pattern/sz/max" &&
+        write_file 0 "$CTX/schemes/0/access_pattern/nr_accesses/max" &&
+        write_file 20 "$CTX/schemes/0/access_pattern/age/min" &&
+        write_file 4294967295 "$CTX/schemes/0/access_pattern/age/max" &&
+        write_file on "$KD/0/state"
+}
+
+# reclaim_conf PID
+reclaim_conf() {
+        cat > /run/reclaim.conf <<CONF
+[Sampling]
+Source=pagefault
+[Tracking]
+Targets=$1
+MinRegions=10
+MaxRegions=1000
+SampleIntervalSec=5ms
+AggregationIntervalSec=100ms
+MapsRefreshSec=1s
+[DAMON]
+Mode=own
+MaxTargets=1
+HintIntervalSec=500ms
+Scheme=pageout nr_accesses=0-0 age=2s-max reject=hot
+[API]
+Socket=/run/dp.sock
+CONF
+}
+
+# reclaim_arm ARM REP SECONDS
+reclaim_arm() {
+        arm=$1 rep=$2 seconds=$3
+        damon_reset
+        swapoff /dev/vda 2>/dev/null
+        swap_on > /dev/null
+        out=/run/reclaim-$arm.out
+        rm -f "$out" "$out.err"
+        daemon_pid=
+        pswpout0=$(awk '/^pswpout / { print $2 }' /proc/vmstat)
+        damon-perfd-workload --tier reclaim --hot-mib "$TIER_HOT_MIB" --cold-mib 128 --touch-ms "$RECLAIM_TOUCH_MS" \
+                --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
+        wl_job=$!
+        for _ in $(seq 600); do
+                [ -s "$out" ] && break
+                sleep 0.1
+        done
+        # Both arms start on the workload's pid once it is laid out: the
+        # daemon's Targets=all would pick whichever process faults most,
+        # which in this guest is as likely the test's own shell.
+        if [ "$arm" = daemon ]; then
+                reclaim_conf "$wl_job"
+                start_daemon /run/reclaim.conf
+        else
+                why=$(reclaim_damon_start "$wl_job") || info "DAMON alone did not start: $why"
+        fi
+        if [ -n "${DP_TIER_TRACE:-}" ]; then
+                sleep 10
+                write_file update_schemes_stats "$KD/0/state" > /dev/null
+                for f in "$CTX"/schemes/*/stats/*; do
+                        echo "DP-QEMU: LOG reclaim $arm at 10 s: ${f#"$CTX"/}=$(read_file "$f")"
+                done
+                echo "DP-QEMU: LOG reclaim $arm at 10 s: $(grep pswp /proc/vmstat | tr '\n' ' ') $(tail -n 1 "$out")"
+        fi
+        watch_cpu "$wl_job"
+        wait "$wl_job"
+        if [ -n "${DP_TIER_TRACE:-}" ]; then
+                sed "s/^/DP-QEMU: LOG reclaim $arm: /" "$out.err"
+                grep '^RECLAIM-AT ' "$out" | awk 'NR % 5 == 1' | sed "s/^/DP-QEMU: LOG reclaim $arm: /"
+                [ "$arm" = daemon ] && show_log daemon "$daemon_log" | head -n 40
+        fi
+        summary=$(grep '^RECLAIM ' "$out" | cut -d' ' -f2-)
+        echo "DP-QEMU: RECLAIM arm=$arm rep=$rep $summary pswpout=$(($(awk '/^pswpout / { print $2 }' /proc/vmstat) - pswpout0)) kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
+        expect "reclaim, $arm: the workload reported its faults and resident pages" \
+                "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
+        if [ "$arm" = daemon ]; then
+                stop_daemon_cleanly
+                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        fi
+        damon_reset
+}
+
+case_reclaim() {
+        case=reclaim case_failed=0
+        [ "$RECLAIM_MODE" = off ] && return 0
+        if ! why=$(swap_on); then
+                fail "the guest has a swap disk" "${why:-no /dev/vda}: boot with DP_QEMU_SWAP_MIB=N"
+                return 0
+        fi
+        info "the page-fault software event samples in place of a PMU (write-protected stores in the hot area)"
+        seconds=${DP_RECLAIM_SECONDS:-30}
+        rep=1
+        while [ "$rep" -le "$RECLAIM_REPS" ]; do
+                if [ $((rep % 2)) = 1 ]; then
+                        reclaim_arm damon "$rep" "$seconds"
+                        reclaim_arm daemon "$rep" "$seconds"
+                else
+                        reclaim_arm daemon "$rep" "$seconds"
+                        reclaim_arm damon "$rep" "$seconds"
+                fi
+                rep=$((rep + 1))
+        done
+}

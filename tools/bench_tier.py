@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The tiering and reclaim benchmarks' rows for tools/bench (--only tier):
+DAMON alone and DAMON with damon-perfd, the same schemes in both, in the
+project's qemu guest with two NUMA nodes and a swap disk
+(tests/qemu/tier.sh, DP_TIER=full DP_RECLAIM=full), the arms alternating
+within one boot, medians over --reps.  ours = DAMON with the daemon,
+peer = DAMON alone.
+"""
+
+import math
+import os
+import statistics
+import subprocess
+
+GOAL = 0.9
+
+
+def parse_console(path):
+    """Every DP-QEMU: TIER and RECLAIM line of the guest's console, as a dict with its kind."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            words = line.split()
+            if len(words) > 2 and words[0] == "DP-QEMU:" and words[1] in ("TIER", "RECLAIM"):
+                x = dict(kv.split("=", 1) for kv in words[2:] if "=" in kv)
+                x["kind"] = words[1].lower()
+                out.append(x)
+    return out
+
+
+def run_guest(build, reps, seconds, timeout_s):
+    env = dict(os.environ, DP_QEMU_NUMA="1", DP_QEMU_SWAP_MIB="512",
+               DP_QEMU_APPEND="DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d DP_RECLAIM=full "
+                              "DP_RECLAIM_REPS=%d DP_RECLAIM_SECONDS=%d" % (reps, seconds, reps, seconds),
+               DP_QEMU_EXPECTED=str(2 + 8 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
+               DP_QEMU_WORKDIR=os.path.join(build, "tier-qemu"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([os.path.join(here, "..", "tests", "qemu", "run"), build], env=env, check=False)
+    return parse_console(os.path.join(build, "tier-qemu", "console.log"))
+
+
+def med(lines, key, conv=float):
+    xs = [conv(x[key]) for x in lines if key in x]
+    return statistics.median(xs) if xs else None
+
+
+def seconds(v):
+    """A time from the guest; -1 (never) is infinite."""
+    v = float(v)
+    return math.inf if v < 0 else v
+
+
+def fmt_s(v):
+    return "never" if v is None or math.isinf(v) else "%.1f s" % v
+
+
+def tier_rows(row, ours, peer, reps, arm="daemon"):
+    tag = " (median of %d)" % reps if reps > 1 else ""
+    tag = " [%s]%s" % (arm, tag)
+    rows = []
+    o, p = med(ours, "to90_s", seconds), med(peer, "to90_s", seconds)
+    if o is None or p is None or math.isinf(o):
+        ratio = None
+    elif math.isinf(p):
+        ratio = math.inf
+    else:
+        ratio = p / o if o > 0 else math.inf
+    rows.append(row("tier: time until 90% of the hot set is on node 0" + tag, fmt_s(o), "", fmt_s(p),
+                    "DAMON alone", None if ratio is None or math.isinf(ratio) else ratio, ">= 2x sooner",
+                    ratio is not None and ratio >= 2))
+    o, p = med(ours, "hot_fast"), med(peer, "hot_fast")
+    rows.append(row("tier: hot set on node 0 at the end" + tag, o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, ">= 0.9", o is not None and o >= GOAL))
+    cold = med(ours, "cold_pages", int)
+    cold = None if cold is None else int(cold)
+    o, p = med(ours, "cold_fast_max", int), med(peer, "cold_fast_max", int)
+    rows.append(row("tier: cold pages migrated up to node 0, most at once (of %s)%s" % (cold, tag), o, "", p,
+                    "DAMON alone", o / p if o is not None and p else None, "<= DAMON alone",
+                    o is not None and p is not None and o <= p))
+    o, p = med(ours, "cold_fast", int), med(peer, "cold_fast", int)
+    rows.append(row("tier: cold pages on node 0 at the end" + tag, o, "", p, "DAMON alone", None, "info", None))
+    rows.append(row("tier: kdamond CPU over the run" + tag, med(ours, "kdamond_cpu_s"), "s",
+                    med(peer, "kdamond_cpu_s"), "DAMON alone", None, "info", None))
+    rows.append(row("tier: daemon CPU over the run" + tag, med(ours, "daemon_cpu_s"), "s", None, "", None, "info",
+                    None))
+    return rows
+
+
+def reclaim_rows(row, ours, peer, reps):
+    tag = " (median of %d)" % reps if reps > 1 else ""
+    rows = []
+    hot = med(ours, "hot_pages", int)
+    hot = None if hot is None else int(hot)
+    o, p = med(ours, "majflt", int), med(peer, "majflt", int)
+    rows.append(row("reclaim: major faults in the hot set (%s pages)%s" % (hot, tag), o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, "<= DAMON alone", o is not None and p is not None
+                    and o <= p))
+    o, p = med(ours, "hot_out_max", int), med(peer, "hot_out_max", int)
+    rows.append(row("reclaim: hot pages swapped out, most at once (of %s)%s" % (hot, tag), o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, "<= DAMON alone", o is not None and p is not None
+                    and o <= p))
+    cold = med(ours, "cold_pages", int)
+    cold = None if cold is None else int(cold)
+    o, p = med(ours, "cold_out", int), med(peer, "cold_out", int)
+    rows.append(row("reclaim: cold pages paged out at the end (of %s)%s" % (cold, tag), o, "", p, "DAMON alone",
+                    o / p if o is not None and p else None, ">= 0.9x DAMON alone",
+                    o is not None and p is not None and o >= 0.9 * p))
+    rows.append(row("reclaim: pages written to swap" + tag, med(ours, "pswpout"), "", med(peer, "pswpout"),
+                    "DAMON alone", None, "info", None))
+    rows.append(row("reclaim: kdamond CPU over the run" + tag, med(ours, "kdamond_cpu_s"), "s",
+                    med(peer, "kdamond_cpu_s"), "DAMON alone", None, "info", None))
+    rows.append(row("reclaim: daemon CPU over the run" + tag, med(ours, "daemon_cpu_s"), "s", None, "", None,
+                    "info", None))
+    return rows
+
+
+def bench_tier(a, raw, row, seconds_per_arm=40):
+    lines = run_guest(a.build, a.reps, seconds_per_arm, 180 + 5 * (seconds_per_arm + 40) * a.reps)
+    raw["tier"] = lines
+    rows = []
+    peer = [x for x in lines if x["kind"] == "tier" and x.get("arm") == "damon" and "to90_s" in x]
+    for arm in ("daemon", "daemon-wide"):
+        ours = [x for x in lines if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
+        if ours and peer:
+            rows += tier_rows(row, ours, peer, a.reps, arm)
+        else:
+            rows.append(row("tier [%s]: the guest printed no TIER lines for both arms" % arm, None, "", None, "",
+                            None, "runs", False))
+    ours = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "daemon" and "majflt" in x]
+    peer = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "damon" and "majflt" in x]
+    if ours and peer:
+        rows += reclaim_rows(row, ours, peer, a.reps)
+    else:
+        rows.append(row("reclaim: the guest printed no RECLAIM lines for both arms", None, "", None, "", None,
+                        "runs", False))
+    return rows
