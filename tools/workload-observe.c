@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -132,6 +133,23 @@ static size_t phase_of(const struct value_workload *w, double t) {
         return p;
 }
 
+/* DP_VALUE_TRACE: the snapshot's figures, then DAMON's regions inside the
+ * mapping as "start+size:nr_accesses" in KiB from the mapping's start, to
+ * see where DAMON's boundaries lie against the true hot set. */
+static void trace_snapshot(const struct snap *s, double t0, const struct dp_damon_view_input *tried, size_t n,
+                           struct dp_range map) {
+        fprintf(stderr, "TRACE mono=%.2f t=%.2f up=%d precision=%.3f recall=%.3f found=%zu regions=%zu max=%u |", t0 + s->t, s->t, s->up,
+                s->a.precision, s->a.recall, s->a.chunks_found, s->a.nr_regions, s->a.max_nr_accesses);
+        for (size_t i = 0; i < n; i++) {
+                uint64_t from = DP_MAX(tried[i].start, map.start), to = DP_MIN(tried[i].end, map.end);
+
+                if (from < to)
+                        fprintf(stderr, " %" PRIu64 "+%" PRIu64 ":%u", (from - map.start) >> 10, (to - from) >> 10,
+                                tried[i].nr_accesses);
+        }
+        fputc('\n', stderr);
+}
+
 static void observe_once(struct value_observer *o) {
         const struct value_workload *w = o->w;
         struct dp_range map = { (uint64_t) (uintptr_t) w->base, (uint64_t) (uintptr_t) w->base + w->span_bytes };
@@ -158,8 +176,7 @@ static void observe_once(struct value_observer *o) {
         if (dp_damon_agree(o->tried, n, p->hot, p->nr_hot, map, &s.a) < 0)
                 return;
         if (getenv("DP_VALUE_TRACE"))
-                fprintf(stderr, "TRACE t=%.2f up=%d precision=%.3f recall=%.3f found=%zu regions=%zu max=%u\n", s.t,
-                        s.up, s.a.precision, s.a.recall, s.a.chunks_found, s.a.nr_regions, s.a.max_nr_accesses);
+                trace_snapshot(&s, w->t0, o->tried, n, map);
         if (o->nr_snaps < MAX_SNAPSHOTS)
                 o->snaps[o->nr_snaps++] = s;
 }

@@ -112,7 +112,7 @@ value_arm() {
         daemon_pid=
         if [ "$arm" = daemon ]; then
                 value_conf "$max_regions"
-                start_daemon /run/value.conf
+                start_daemon /run/value.conf ${DP_VALUE_TRACE:+--verbose}
         fi
         damon-perfd-workload "$@" --seconds "$seconds" --observe "$KD/0" > "$out" 2> "$out.err" &
         wl_job=$!
@@ -133,6 +133,8 @@ value_arm() {
                 echo "DP-QEMU: VALUE scenario=$scenario arm=$arm rep=$rep $fields kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
         done
         [ -n "${DP_VALUE_TRACE:-}" ] && sed "s/^/DP-QEMU: LOG value $scenario $arm: /" "$out.err"
+        [ -n "${DP_VALUE_TRACE:-}" ] && [ "$arm" = daemon ] &&
+                grep -i 'hint\|DAMON' "$daemon_log" | sed "s/^/DP-QEMU: LOG value $scenario daemon log: /"
         # Every phase had snapshots in which DAMON answered.
         measured=$(grep -c '^VALUE .* up=[1-9]' "$out")
         phases=$(grep -c '^VALUE ' "$out")
@@ -161,6 +163,15 @@ value_scenario() {
         fi
 }
 
+# value_wanted NAME: whether scenario NAME runs; DP_VALUE_SCENARIOS (a
+# kernel parameter, names separated by commas) picks some, all by default.
+value_wanted() {
+        case ",${DP_VALUE_SCENARIOS:-window,chunks,chunks-max100}," in
+        *",$1,"*) return 0 ;;
+        *) return 1 ;;
+        esac
+}
+
 # Assertions made: two per scenario and repetition (one per arm) and one for
 # the daemon's clean exit in each.
 value_assertions() {
@@ -182,9 +193,11 @@ case_value() {
         rep=1
         while [ "$rep" -le "$VALUE_REPS" ]; do
                 # shellcheck disable=SC2086 # $window is two words on purpose
-                value_scenario window "$rep" 1000 "$window_s" --shape window $window
-                value_scenario chunks "$rep" 1000 "$chunks_s" --shape chunks --span-mib 16384
-                value_scenario chunks-max100 "$rep" 100 "$chunks_s" --shape chunks --span-mib 16384
+                value_wanted window && value_scenario window "$rep" 1000 "$window_s" --shape window $window
+                value_wanted chunks &&
+                        value_scenario chunks "$rep" 1000 "$chunks_s" --shape chunks --span-mib 16384
+                value_wanted chunks-max100 &&
+                        value_scenario chunks-max100 "$rep" 100 "$chunks_s" --shape chunks --span-mib 16384
                 [ "$VALUE_MODE" = short ] && break
                 rep=$((rep + 1))
         done
