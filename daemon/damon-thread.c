@@ -168,12 +168,16 @@ static void pass(struct damon_thread *d) {
         d->busy = false;
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
         if (check_running(d) >= 0) {
+                /* DAMON's regions first: the hints are merged into the layout
+                 * DAMON has now.  One read a pass earlier misses what DAMON
+                 * merged since (a hot area's edges: no commit) and would put
+                 * back every boundary it has dropped since. */
+                damon_read_back(d);
                 if (d->decision.role == DP_DAMON_ROLE_OWNED ||
                     (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
                         damon_commit_hints(d);
                 damon_update_hot_filters(d);
                 damon_feed_goal(d);
-                damon_read_back(d);
                 damon_read_schemes(d);
         }
         if (d->busy)
