@@ -237,9 +237,11 @@ static int hot_threshold(const struct dp_snapshot_granule *g, size_t n, uint32_t
 }
 
 /* Hot granules inside [start, end), clustered: a range per run with gaps of
- * at most @max_gap.  Returns how many were written to @hot (room for @n). */
+ * at most @max_gap, kept if its granules weigh DP_DAMON_HOT_MIN_WEIGHT
+ * together.  Returns how many were written to @hot (room for @n). */
 static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_t threshold, uint64_t start,
                           uint64_t end, uint64_t max_gap, struct dp_range *hot) {
+        uint64_t weight = 0;    /* of the last range */
         size_t k = 0;
 
         for (size_t i = 0; i < n; i++) {
@@ -247,11 +249,18 @@ static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_
 
                 if (g[i].weight < threshold || e <= s)
                         continue;
-                if (k > 0 && s <= hot[k - 1].end + max_gap)
+                if (k > 0 && s <= hot[k - 1].end + max_gap) {
                         hot[k - 1].end = e;
-                else
-                        hot[k++] = (struct dp_range) { s, e };
+                        weight += g[i].weight;
+                        continue;
+                }
+                if (k > 0 && weight < DP_DAMON_HOT_MIN_WEIGHT)
+                        k--;    /* too few samples to be more than noise */
+                hot[k++] = (struct dp_range) { s, e };
+                weight = g[i].weight;
         }
+        if (k > 0 && weight < DP_DAMON_HOT_MIN_WEIGHT)
+                k--;
         return k;
 }
 

@@ -20,6 +20,7 @@
 #include "damon-agree.h"
 #include "damon-view.h"
 #include "range.h"
+#include "sketch.h"
 #include "tracker.h"
 
 /*
@@ -64,11 +65,17 @@ uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uin
 /* The snapshot target with @tgid, or NULL. */
 const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker_snapshot *snap, uint32_t tgid);
 
+/* What a hot range's granules must weigh together: four fresh samples.  A
+ * stray sample or two (a thread's stack, an allocator's page) is not a hot
+ * area; committing a boundary for it costs DAMON a region and the kdamond a
+ * commit, and every pass would find another. */
+#define DP_DAMON_HOT_MIN_WEIGHT (4 * DP_SKETCH_WEIGHT)
+
 /*
  * The hint layout of one target from where its samples fall, exactly: of
  * its sampled granules @g (ascending), those weighing at least an eighth of
  * the 99th percentile are hot; hot granules at most @max_gap bytes apart
- * form one hot range; while more than (@max_out - 1) / 2 ranges remain, the
+ * form one hot range, kept if they weigh DP_DAMON_HOT_MIN_WEIGHT; while more than (@max_out - 1) / 2 ranges remain, the
  * closest are bridged.  The layout covers [@start, @end) whole, hot ranges
  * and the cold ranges between them: DAMON clips it to the address space it
  * monitors (its vaddr update puts back what a commit leaves out, so nothing
