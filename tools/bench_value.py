@@ -2,7 +2,9 @@
 """The value benchmark's rows for tools/bench (--only value): DAMON alone
 and DAMON with damon-perfd on the same workloads in the project's qemu guest
 (tests/qemu/value.sh, DP_VALUE=full), the arms alternating within one boot,
-medians over --reps.  ours = DAMON with the daemon, peer = DAMON alone.
+medians over --reps.  ours = DAMON with the daemon (its hints; and, when the
+guest ran the filter arm, its hints and a stat scheme with reject=hot: the
+"hot filter" rows), peer = DAMON alone.
 """
 
 import math
@@ -49,10 +51,10 @@ def fmt_s(v):
     return "never" if v is None or math.isinf(v) else "%.1f s" % v
 
 
-def scenario_rows(row, name, phase, ours, peer, reps):
+def scenario_rows(row, name, phase, ours, peer, reps, arm=""):
     """The rows of one scenario's phase: times (faster is better: ratio = alone / ours), quality, costs."""
     rows = []
-    what = "value, %s%s" % (name, ", after the move" if phase == "1" else "")
+    what = "value, %s%s%s" % (name, arm, ", after the move" if phase == "1" else "")
     tag = " (median of %d)" % reps if reps > 1 else ""
     for key, label in (("converge_s", "time to converge"), ("for_good_s", "time converged for good")):
         o, p = med(ours, key, seconds), med(peer, key, seconds)
@@ -79,6 +81,17 @@ def scenario_rows(row, name, phase, ours, peer, reps):
     return rows
 
 
+def spared_rows(row, name, phase, filt):
+    """What the reject=hot scheme spares, against the true hot set: the
+    PMU's hot ranges as DAMON's schemes are given them."""
+    what = "value, %s%s: the reject=hot scheme spares" % (name, ", after the move" if phase == "1" else "")
+    out = []
+    for key, label in (("spared_precision", "precision"), ("spared_recall", "recall")):
+        o = med(filt, key)
+        out.append(row("%s, %s" % (what, label), o, "", None, "", None, ">= 0.9", o is not None and o >= GOAL))
+    return out
+
+
 def bench_value(a, raw, row):
     lines = run_guest(a.build, a.reps, 300 + 300 * a.reps)
     raw["value"] = lines
@@ -89,6 +102,10 @@ def bench_value(a, raw, row):
             ours = [x for x in pick if x["arm"] == "daemon"]
             peer = [x for x in pick if x["arm"] == "damon"]
             rows += scenario_rows(row, name, phase, ours, peer, a.reps)
+            filt = [x for x in pick if x["arm"] == "filter"]
+            if filt:
+                rows += scenario_rows(row, name, phase, filt, peer, a.reps, " (hot filter)")
+                rows += spared_rows(row, name, phase, filt)
     if not rows:
         rows.append(row("value: the guest printed no VALUE lines", None, "", None, "", None, "runs", False))
     return rows
