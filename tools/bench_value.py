@@ -43,7 +43,8 @@ def seconds(v):
 
 
 def med(lines, key, conv=float):
-    xs = [conv(x[key]) for x in lines if key in x]
+    # A field the guest could not measure (a process gone mid-read) is empty.
+    xs = [conv(x[key]) for x in lines if x.get(key, "") != ""]
     return statistics.median(xs) if xs else None
 
 

@@ -50,8 +50,9 @@ watch_cpu() {
                                 kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
                                 kd_pid=$pid kd_last=0
                         fi
+                        # Empty when the kdamond exited between the check and the read.
                         now=$(cpu_s "$pid")
-                        [ "$now" != 0 ] && kd_last=$now
+                        case $now in ''|0) ;; *) kd_last=$now ;; esac
                         ;;
                 esac
                 [ -n "$daemon_pid" ] && running "$daemon_pid" && daemon_cpu=$(cpu_s "$daemon_pid")
