@@ -20,6 +20,7 @@
  * read-back torn by another reader's (the daemon's) is retried; one torn
  * every time is left out, counted in torn.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -99,33 +100,47 @@ static int read_u64(const char *path, uint64_t *v) {
         return dp_parse_u64_in(buf, 0, UINT64_MAX, v);
 }
 
+static int cmp_index(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
 /* Scheme @scheme's tried regions, or -ENOENT/-ENODEV when another reader's
- * update rebuilt the directory under us. */
+ * update rebuilt the directory under us.  The region directories are
+ * listed, not counted from 0: 6.12 numbers them with one counter across
+ * the schemes. */
 static int read_tried(const char *dir, int scheme, struct dp_damon_view_input *out, size_t *ret_n) {
+        _cleanup_free_ uint64_t *idx = calloc(MAX_TRIED, sizeof(*idx));
         char path[512];
         size_t n = 0;
+        struct dirent *e;
+        DIR *d;
 
-        for (; n < MAX_TRIED; n++) {
-                uint64_t s, e, acc;
-                int r;
+        if (!idx)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions", dir, scheme);
+        d = opendir(path);
+        if (!d)
+                return -errno;
+        while ((e = readdir(d)) && n < MAX_TRIED)
+                if (dp_parse_u64_in(e->d_name, 0, UINT64_MAX, &idx[n]) == 0)
+                        n++;
+        closedir(d);
+        qsort(idx, n, sizeof(*idx), cmp_index);
+        for (size_t k = 0; k < n; k++) {
+                static const char *const names[] = { "start", "end", "nr_accesses" };
+                uint64_t v[3];
 
-                snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions/%zu/start", dir, scheme, n);
-                r = read_u64(path, &s);
-                if (r == -ENOENT) {
-                        snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions/%zu", dir, scheme, n + 1);
-                        if (access(path, F_OK) == 0)
-                                return -ENOENT;         /* a hole: torn */
-                        break;
+                for (size_t f = 0; f < DP_ARRAY_SIZE(names); f++) {
+                        int r;
+
+                        snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions/%" PRIu64 "/%s", dir,
+                                 scheme, idx[k], names[f]);
+                        if ((r = read_u64(path, &v[f])) < 0)
+                                return r;
                 }
-                if (r < 0)
-                        return r;
-                snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions/%zu/end", dir, scheme, n);
-                if ((r = read_u64(path, &e)) < 0)
-                        return r;
-                snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions/%zu/nr_accesses", dir, scheme, n);
-                if ((r = read_u64(path, &acc)) < 0)
-                        return r;
-                out[n] = (struct dp_damon_view_input) { .start = s, .end = e, .nr_accesses = (uint32_t) acc };
+                out[k] = (struct dp_damon_view_input) { .start = v[0], .end = v[1], .nr_accesses = (uint32_t) v[2] };
         }
         *ret_n = n;
         return 0;
