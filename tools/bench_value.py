@@ -2,9 +2,9 @@
 """The value benchmark's rows for tools/bench (--only value): DAMON alone
 and DAMON with damon-perfd on the same workloads in the project's qemu guest
 (tests/qemu/value.sh, DP_VALUE=full), the arms alternating within one boot,
-medians over --reps.  ours = DAMON with the daemon (its hints; and, when the
-guest ran the filter arm, its hints and a stat scheme with reject=hot: the
-"hot filter" rows), peer = DAMON alone.
+medians over --reps.  ours = DAMON with the daemon (its hints; with
+DP_VALUE_ARMS=damon,daemon,filter also its hints and a stat scheme with
+reject=hot, the "hot filter" rows), peer = DAMON alone.
 """
 
 import math
@@ -28,8 +28,12 @@ def parse_console(path):
 
 
 def run_guest(build, reps, timeout_s):
-    env = dict(os.environ, DP_QEMU_APPEND="DP_VALUE=full DP_VALUE_REPS=%d" % reps,
-               DP_QEMU_EXPECTED=str(2 + 9 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
+    # DP_VALUE_ARMS (e.g. damon,daemon,filter) passes on to the guest; each
+    # arm asserts once per scenario, a daemon arm once more for its exit.
+    arms = os.environ.get("DP_VALUE_ARMS", "damon,daemon")
+    per_rep = 3 * sum(1 if arm == "damon" else 2 for arm in arms.split(","))
+    env = dict(os.environ, DP_QEMU_APPEND="DP_VALUE=full DP_VALUE_REPS=%d DP_VALUE_ARMS=%s" % (reps, arms),
+               DP_QEMU_EXPECTED=str(2 + per_rep * reps), DP_QEMU_TIMEOUT=str(timeout_s),
                DP_QEMU_WORKDIR=os.path.join(build, "value-qemu"))
     here = os.path.dirname(os.path.abspath(__file__))
     subprocess.run([os.path.join(here, "..", "tests", "qemu", "run"), build], env=env, check=False)
@@ -94,7 +98,7 @@ def spared_rows(row, name, phase, filt):
 
 
 def bench_value(a, raw, row):
-    lines = run_guest(a.build, a.reps, 300 + 300 * a.reps)
+    lines = run_guest(a.build, a.reps, 300 + 450 * a.reps)
     raw["value"] = lines
     rows = []
     for name in SCENARIOS:

@@ -22,10 +22,9 @@
 
 VALUE_MODE=${DP_VALUE:-short}
 VALUE_REPS=${DP_VALUE_REPS:-1}
-# The arms (value_arm).  The filter arm runs only when asked for: on the
-# guest's 6.12 kernel, with a second scheme in the context (filtered or not)
-# update_schemes_tried_regions leaves every scheme's tried_regions empty, so
-# neither the observer nor the daemon's read-back sees DAMON's regions.
+# The arms (value_arm); the filter arm only when asked for (DP_VALUE_ARMS=
+# damon,daemon,filter): it costs half as much again, and its first runs are
+# not understood yet (see README).
 VALUE_ARMS=$(echo "${DP_VALUE_ARMS:-damon daemon}" | tr ',' ' ')
 
 # CPU seconds (user + system) of process $1 so far, or 0 if it is gone.
