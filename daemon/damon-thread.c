@@ -167,18 +167,22 @@ static void pass(struct damon_thread *d) {
         dp_damon_fs_clear_error(d->fs);
         d->busy = false;
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
+        /* DAMON's regions first: the hints are merged into the layout DAMON
+         * has now.  One read a pass earlier misses what DAMON merged since
+         * (a hot area's edges: no commit) and would put back every boundary
+         * it has dropped since.  The read-back waits for the kdamond, so its
+         * state is looked at again: a stop meanwhile is noticed and counted,
+         * not hidden by the commit that turns it on again. */
         if (check_running(d) >= 0) {
-                /* DAMON's regions first: the hints are merged into the layout
-                 * DAMON has now.  One read a pass earlier misses what DAMON
-                 * merged since (a hot area's edges: no commit) and would put
-                 * back every boundary it has dropped since. */
                 damon_read_back(d);
-                if (d->decision.role == DP_DAMON_ROLE_OWNED ||
-                    (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
-                        damon_commit_hints(d);
-                damon_update_hot_filters(d);
-                damon_feed_goal(d);
-                damon_read_schemes(d);
+                if (check_running(d) >= 0) {
+                        if (d->decision.role == DP_DAMON_ROLE_OWNED ||
+                            (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
+                                damon_commit_hints(d);
+                        damon_update_hot_filters(d);
+                        damon_feed_goal(d);
+                        damon_read_schemes(d);
+                }
         }
         if (d->busy)
                 d->busy_passes++;
