@@ -284,6 +284,8 @@ static int start_owned(struct damon_thread *d, const struct hint_set *h) {
 void damon_commit_hints(struct damon_thread *d) {
         uint32_t pids[DAMON_VIEW_MAX_TARGETS];
         struct hint_set h = {};
+        int kdamond_pid = d->state.kdamond_pid;
+        bool believed_running = d->have_state && d->work.running;
         size_t n;
         int r;
 
@@ -321,6 +323,10 @@ void damon_commit_hints(struct damon_thread *d) {
                 damon_note_failure(d, d->have_state ? "commit" : "start", r);
                 goto out;
         }
+        /* A kdamond that stopped after the pass looked at it is turned on
+         * again by the commit, with a new pid: a stop all the same. */
+        if (believed_running && d->state.kdamond_pid != kdamond_pid)
+                damon_note_failure(d, DAMON_STEP_STOPPED, ESRCH);
         d->work.commits++;
         d->work.last_commit_usec = dp_now_ns(CLOCK_REALTIME) / NSEC_PER_USEC;
         d->failures = 0;

@@ -14,6 +14,8 @@
 #include "damon-sysfs.h"
 #include "damon-thread.h"
 
+/* The "step" of a kdamond that stopped without us (log.c words it). */
+#define DAMON_STEP_STOPPED "kdamond-stopped"
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
 /* Hot granules this close are one hot range: a few granules of a hot area
