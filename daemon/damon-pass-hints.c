@@ -18,9 +18,6 @@
 #include "probes.h"
 #include "time-util.h"
 
-/* Hot granules this close are one hot range: a few granules of a hot area
- * that went unsampled for a while do not split it. */
-#define HINT_GRANULE_GAP (256 * 1024)
 /* DAMON's edge this close to a sampled boundary is that boundary: a
  * granule's width, the samples' own precision. */
 #define MERGE_TOLERANCE DP_SKETCH_GRANULE
@@ -178,6 +175,20 @@ static int merge_with_view(const struct damon_thread *d, struct hint_set *h, siz
         return (int) DP_MIN(added, (size_t) INT_MAX);
 }
 
+/* With -v: each target's hint and what became of it, to see in a run
+ * where the hints' boundaries lie and when they are committed. */
+static void log_hint(const struct hint_set *h, size_t k, const char *what, int added) {
+        const struct dp_range *r = h->pure[k] ? h->pure[k] : h->ranges[k];
+        size_t n = h->pure[k] ? h->nr_pure[k] : h->targets[k].nr_regions, len = 0;
+        char text[256] = "";
+
+        for (size_t i = 0; i < n && len < sizeof(text) - 40; i++)
+                len += (size_t) snprintf(text + len, sizeof(text) - len, " %" PRIx64 "-%" PRIx64, r[i].start,
+                                         r[i].end);
+        log_debug("DAMON hint at %.2f for pid %u: %zu ranges (%s), %zu regions to commit, %d boundaries added:%s%s",
+                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, h->targets[k].pid, n, what, h->targets[k].nr_regions, added, text, len < sizeof(text) - 40 ? "" : " ...");
+}
+
 /* With DAMON running the same targets: each hint merged into DAMON's own
  * layout; true if some boundary was missing, false if nothing needs a
  * commit.  A target that cannot be merged counts as changed when its hint
@@ -192,6 +203,7 @@ static bool merged_needs_commit(struct damon_thread *d, struct hint_set *h) {
                 int r = merge_with_view(d, h, i, budget);
 
                 needed |= r > 0 || (r < 0 && differs);
+                log_hint(h, i, r >= 0 ? "merged" : differs ? "whole, changed" : "whole, unchanged", r);
         }
         return needed;
 }
@@ -272,6 +284,8 @@ static int start_owned(struct damon_thread *d, const struct hint_set *h) {
 void damon_commit_hints(struct damon_thread *d) {
         uint32_t pids[DAMON_VIEW_MAX_TARGETS];
         struct hint_set h = {};
+        int kdamond_pid = d->state.kdamond_pid;
+        bool believed_running = d->have_state && d->work.running;
         size_t n;
         int r;
 
@@ -300,12 +314,19 @@ void damon_commit_hints(struct damon_thread *d) {
                         dp_damon_fs_clear_error(d->fs);
                         (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
                 }
+        log_debug_errno(r, "DAMON commit at %.2f: %zu targets, %zu regions for the first: %s",
+                        (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, h.n, h.targets[0].nr_regions,
+                        r < 0 ? "%m" : "done");
         for (size_t i = 0; i < h.n; i++)
                 DP_PROBE4(damon_commit, d->decision.kdamond, h.targets[i].pid, h.targets[i].nr_regions, r);
         if (r < 0) {
                 damon_note_failure(d, d->have_state ? "commit" : "start", r);
                 goto out;
         }
+        /* A kdamond that stopped after the pass looked at it is turned on
+         * again by the commit, with a new pid: a stop all the same. */
+        if (believed_running && d->state.kdamond_pid != kdamond_pid)
+                damon_note_failure(d, DAMON_STEP_STOPPED, ESRCH);
         d->work.commits++;
         d->work.last_commit_usec = dp_now_ns(CLOCK_REALTIME) / NSEC_PER_USEC;
         d->failures = 0;

@@ -45,6 +45,23 @@ void damon_read_schemes(struct damon_thread *d) {
                 memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
 }
 
+/* The PMU's hot ranges of @t for the filters: where its samples fall,
+ * exactly (the granules); the tracker's regions only while it has none. */
+static int hot_filter_ranges(const struct damon_thread *d, const struct dp_snapshot_target *t,
+                             struct dp_damon_range *hot) {
+        struct dp_range from_granules[DP_DAMON_HOT_FILTER_MAX];
+        int n;
+
+        if (t->nr_granules == 0)
+                return dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions,
+                                                  DP_DAMON_HOT_FILTER_MAX, hot);
+        n = dp_damon_hot_filter_from_granules(&d->snap.granules[t->first_granule], t->nr_granules, t->start, t->end,
+                                              HINT_GRANULE_GAP, DP_DAMON_HOT_FILTER_MAX, from_granules);
+        for (int i = 0; i < n; i++)
+                hot[i] = (struct dp_damon_range) { from_granules[i].start, from_granules[i].end };
+        return n;
+}
+
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
@@ -61,8 +78,7 @@ void damon_update_hot_filters(struct damon_thread *d) {
         t = damon_snapshot_target(&d->snap, d->work.targets[0]);
         if (!t)
                 return;
-        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
-                                       hot);
+        n = hot_filter_ranges(d, t, hot);
         if (n < 0) {
                 damon_note_failure(d, "hot-filters", n);
                 return;

@@ -15,8 +15,6 @@
 #include "test-seam.h"
 #include "time-util.h"
 
-/* The "step" of a kdamond that stopped without us (log.c words it). */
-#define DAMON_STEP_STOPPED "kdamond-stopped"
 #define BACKOFF_MAX_USEC (60 * 1000000ull)
 /* DAMON's sysfs answers EBUSY while another writer holds its lock (someone
  * turning a kdamond on or off, another tool's command): that passes in
@@ -171,13 +169,18 @@ static void pass(struct damon_thread *d) {
          * the samples are not worth a probe into the sketch each). */
         tracker_thread_keep_granules(d->tracker, d->decision.role == DP_DAMON_ROLE_OWNED ||
                                                  d->decision.role == DP_DAMON_ROLE_ATTACHED);
+        /* DAMON's regions first: the hints are merged into the layout DAMON
+         * has now.  One read a pass earlier misses what DAMON merged since
+         * (a hot area's edges: no commit) and would put back every boundary
+         * it has dropped since.  A stop while the read-back waits for the
+         * kdamond is caught by the commit (damon_commit_hints()). */
         if (check_running(d) >= 0) {
+                damon_read_back(d);
                 if (d->decision.role == DP_DAMON_ROLE_OWNED ||
                     (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
                         damon_commit_hints(d);
                 damon_update_hot_filters(d);
                 damon_feed_goal(d);
-                damon_read_back(d);
                 damon_read_schemes(d);
         }
         if (d->busy)

@@ -58,6 +58,7 @@ struct fake_damon {
         int next_pid;
         struct fake_region tried[16];   /* what update_schemes_tried_regions reports */
         size_t n_tried;
+        bool tried_one_counter;         /* 6.12: one region counter across the schemes (0, 2, 4 / 1, 3, 5) */
         char tried_garbage_rel[64];     /* e.g. "1/nr_accesses": overwritten after each update ... */
         char tried_garbage[32];         /* ... with this */
         char log[FAKE_LOG_MAX][FAKE_LOG_LINE];
@@ -256,7 +257,10 @@ static inline void fake_resize(const char *dir, unsigned long n, fake_maker_t ma
         }
 }
 
-static inline void fake_fill_tried(const char *scheme_dir) {
+/* Scheme @s of @nr_schemes: every region of fake.tried, named as the kernel
+ * numbers them (with tried_one_counter, as 6.12 does when every scheme tries
+ * every region). */
+static inline void fake_fill_tried(const char *scheme_dir, unsigned long s, unsigned long nr_schemes) {
         char dir[PATH_MAX], v[32];
         uint64_t total = 0;
 
@@ -265,7 +269,7 @@ static inline void fake_fill_tried(const char *scheme_dir) {
         for (size_t i = 0; i < fake.n_tried; i++) {
                 char region[PATH_MAX];
 
-                FAKE_FMT(region, "%s/%zu", dir, i);
+                FAKE_FMT(region, "%s/%lu", dir, fake.tried_one_counter ? i * nr_schemes + s : i);
                 FAKE_FMT(v, "%" PRIu64, fake.tried[i].start);
                 fake_put(region, "start", v, 0400);
                 FAKE_FMT(v, "%" PRIu64, fake.tried[i].end);
@@ -296,7 +300,7 @@ static inline void fake_update_tried(const char *kdamond_dir) {
                         FAKE_FMT(rel, "%s/contexts/%lu/schemes/%lu", kdamond_dir, c, s);
                         if (!fake_exists(rel))
                                 break;  /* a test's garbled nr_schemes */
-                        fake_fill_tried(rel);
+                        fake_fill_tried(rel, s, nr_schemes);
                 }
         }
 }

@@ -466,6 +466,32 @@ START_TEST(test_read_tried) {
 }
 END_TEST
 
+/* 6.12 numbers tried regions with one counter across the schemes: with two
+ * schemes, scheme 0 has regions 0, 2, 4 and scheme 1 has 1, 3, 5.  Every
+ * region of both is read, none taken for the end of the list. */
+START_TEST(test_read_tried_one_counter) {
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
+        _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
+        struct dp_damon_state st = {};
+        size_t n = 0;
+
+        own(fs, false, &st);
+        fake_admin_write(CTX "schemes/nr_schemes", "2");
+        for (size_t i = 0; i < 3; i++)
+                fake.tried[i] = (struct fake_region) { 0x1000 * (2 * i + 1), 0x1000 * (2 * i + 2), (unsigned) i, 0 };
+        fake.n_tried = 3;
+        fake.tried_one_counter = true;
+        ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), 0);
+        ck_assert(fake_exists(CTX "schemes/1/tried_regions/5"));
+        ck_assert_uint_eq(n, 6);
+        for (size_t i = 0; i < 6; i++) {
+                ck_assert_uint_eq(tried[i].scheme, i / 3);
+                ck_assert_uint_eq(tried[i].start, 0x1000 * (2 * (i % 3) + 1));
+                ck_assert_uint_eq(tried[i].nr_accesses, i % 3);
+        }
+}
+END_TEST
+
 START_TEST(test_read_tried_garbage) {
         _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
@@ -669,6 +695,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_feed_goal);
         tcase_add_test(tc, test_feed_goal_none);
         tcase_add_test(tc, test_read_tried);
+        tcase_add_test(tc, test_read_tried_one_counter);
         tcase_add_test(tc, test_read_tried_garbage);
         tcase_add_test(tc, test_read_tried_nr_schemes_garbled);
         tcase_add_test(tc, test_read_tried_addr_unit);

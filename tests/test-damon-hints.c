@@ -204,7 +204,7 @@ START_TEST(test_granules_fit_budget) {
         size_t n = 0;
 
         for (size_t i = 0; i < 8; i++)
-                g[i] = granule(i < 4 ? 10 * i : 1000 + 10 * i, 500);
+                g[i] = granule(i < 4 ? 10 * i : 1000 + 10 * i, DP_DAMON_HOT_MIN_WEIGHT);
         ck_assert_int_eq(dp_damon_hints_from_granules(g, 8, 0, 2000 * G, 0, 5, out, &n), 0);
         ck_assert_uint_le(n, 5);
         ck_assert_uint_eq(out[0].start, 0);                     /* the first chunk starts the span: hot */
@@ -213,6 +213,73 @@ START_TEST(test_granules_fit_budget) {
         ck_assert_uint_eq(out[2].start, 1040 * G);
         ck_assert_uint_eq(out[2].end, 1071 * G);
         ck_assert_uint_eq(out[n - 1].end, 2000 * G);
+}
+END_TEST
+
+/* A hot range needs DP_DAMON_HOT_MIN_WEIGHT: a lone granule sampled once
+ * (as heavy as any window granule, so above the percentile threshold) is
+ * noise and left cold, in the layout and in the sampled hot ranges alike;
+ * a lone granule sampled often is kept, and so are many light granules
+ * that weigh enough together. */
+START_TEST(test_granules_stray_samples_are_not_hot) {
+        const uint32_t one = DP_SKETCH_WEIGHT;
+        struct dp_snapshot_granule g[40];
+        struct dp_range out[16], hot[40];
+        size_t n = 0, k = 0;
+
+        g[k++] = granule(10, one);                                      /* a stray sample */
+        for (size_t i = 0; i < 32; i++)                                 /* a window: light granules */
+                g[k++] = granule(100 + i, one / 2);
+        g[k++] = granule(500, 3 * one);                                 /* three samples: still too few */
+        g[k++] = granule(900, DP_DAMON_HOT_MIN_WEIGHT);                 /* a small hot object */
+        g[k++] = granule(1500, one);                                    /* a stray one last */
+
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, k, 0, 2000 * G, 4 * G, 16, out, &n), 0);
+        ck_assert_uint_eq(n, 5);
+        ck_assert_uint_eq(out[0].end, 100 * G);         /* 10 left in the cold range */
+        ck_assert_uint_eq(out[1].start, 100 * G);
+        ck_assert_uint_eq(out[1].end, 132 * G);
+        ck_assert_uint_eq(out[2].end, 900 * G);         /* 500 left cold */
+        ck_assert_uint_eq(out[3].start, 900 * G);
+        ck_assert_uint_eq(out[3].end, 901 * G);
+        ck_assert_uint_eq(out[4].end, 2000 * G);        /* 1500 left cold */
+
+        ck_assert_int_eq(dp_damon_sampled_hot(g, k, 0, 2000 * G, 4 * G, hot), 2);
+        ck_assert_uint_eq(hot[0].start, 100 * G);
+        ck_assert_uint_eq(hot[1].start, 900 * G);
+
+        /* Only strays: nothing hot, no hint. */
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 2000 * G, 4 * G, 16, out, &n), -ENODATA);
+        ck_assert_int_eq(dp_damon_sampled_hot(g, 1, 0, 2000 * G, 4 * G, hot), 0);
+}
+END_TEST
+
+/* The hot filters: the sampled hot ranges, strays left out, and the
+ * closest bridged when there are more than the filters hold. */
+START_TEST(test_hot_filter_from_granules) {
+        struct dp_snapshot_granule g[12];
+        struct dp_range out[8];
+        size_t k = 0;
+
+        for (size_t c = 0; c < 5; c++)                  /* five chunks of two granules */
+                for (size_t i = 0; i < 2; i++)
+                        g[k++] = granule(100 * (c + 1) + (c == 4 ? 900 : 0) + i, 4 * DP_SKETCH_WEIGHT);
+        g[k++] = granule(50, DP_SKETCH_WEIGHT);         /* a stray sample */
+        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, k - 1, 0, 5000 * G, 4 * G, 8, out), 5);
+        ck_assert_uint_eq(out[0].start, 100 * G);
+        ck_assert_uint_eq(out[0].end, 102 * G);
+        ck_assert_uint_eq(out[4].start, 1400 * G);
+        /* Four filters: the two closest chunks (gap 98 granules) bridged,
+         * the far one (at 1400) kept apart. */
+        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, k - 1, 0, 5000 * G, 4 * G, 4, out), 4);
+        ck_assert_uint_eq(out[0].start, 100 * G);
+        ck_assert_uint_eq(out[0].end, 202 * G);
+        ck_assert_uint_eq(out[3].start, 1400 * G);
+        ck_assert_uint_eq(out[3].end, 1402 * G);
+        /* None hot (a stray only, or nothing): no filters. */
+        ck_assert_int_eq(dp_damon_hot_filter_from_granules(&g[k - 1], 1, 0, 5000 * G, 4 * G, 4, out), 0);
+        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, 0, 0, 5000 * G, 4 * G, 4, out), 0);
+        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, k, 0, 5000 * G, 4 * G, 0, out), -EINVAL);
 }
 END_TEST
 
@@ -325,6 +392,8 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_pick_targets_and_hot_fraction);
         tcase_add_test(tc, test_granules_outline_chunks);
         tcase_add_test(tc, test_granules_fit_budget);
+        tcase_add_test(tc, test_granules_stray_samples_are_not_hot);
+        tcase_add_test(tc, test_hot_filter_from_granules);
         tcase_add_test(tc, test_granules_none);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
         tcase_add_test(tc, test_granules_small_window_in_touched_span);

@@ -93,6 +93,34 @@ START_TEST(test_read) {
 END_TEST
 
 /* Every write the guard must refuse, and what it lets through. */
+/* The numbered names of a directory, in numeric order, whatever else it
+ * holds and whatever gaps the numbering has. */
+START_TEST(test_list_indices) {
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
+        _cleanup_free_ uint64_t *idx = NULL;
+        size_t n = 99;
+
+        fake_file("kdamonds/tried/total_bytes", "0", 0600);
+        ck_assert_int_eq(dp_damon_fs_list_indices(fs, "kdamonds/tried", &idx, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        ck_assert_ptr_null(idx);
+        fake_mkdirs(fake_abs("kdamonds/tried/10"));
+        fake_mkdirs(fake_abs("kdamonds/tried/3"));
+        fake_mkdirs(fake_abs("kdamonds/tried/0"));
+        fake_mkdirs(fake_abs("kdamonds/tried/x1"));
+        ck_assert_int_eq(dp_damon_fs_list_indices(fs, "kdamonds/tried", &idx, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(idx[0], 0);
+        ck_assert_uint_eq(idx[1], 3);
+        ck_assert_uint_eq(idx[2], 10);
+        free(DP_TAKE_PTR(idx));
+        ck_assert_int_eq(dp_damon_fs_list_indices(fs, "kdamonds/none", &idx, &n), -ENOENT);
+        ck_assert_str_eq(dp_damon_fs_error_path(fs), "kdamonds/none");
+        ck_assert_int_eq(dp_damon_fs_list_indices(fs, "kdamonds/tried/total_bytes", &idx, &n), -ENOTDIR);
+        ck_assert_int_eq(dp_damon_fs_list_indices(fs, "../x", &idx, &n), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_guard) {
         _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
         static const char *const invalid[] = {
@@ -390,6 +418,7 @@ static Suite *suite(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_open);
         tcase_add_test(tc, test_read);
+        tcase_add_test(tc, test_list_indices);
         tcase_add_test(tc, test_guard);
         tcase_add_test(tc, test_symlinks);
         tcase_add_test(tc, test_write_semantics);

@@ -12,12 +12,18 @@
  * snapshots that lasts to the phase's end (at least 3 of them); -1: never.
  * precision, recall, found: medians over the phase's second half (steady
  * state); found_10s: chunks found in the last snapshot within 10 s;
- * regions: the median of DAMON's regions overlapping the mapping.  A
+ * regions: the median of DAMON's regions overlapping the mapping.  With
+ * --observe-spared N, scheme N rejects the PMU's hot ranges (reject=hot):
+ * what it leaves out of its tried regions in the mapping is what it spares,
+ * judged like DAMON's hot regions (spared_precision, spared_recall: medians
+ * over the second half).  A
  * read-back torn by another reader's (the daemon's) is retried; one torn
  * every time is left out, counted in torn.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -43,6 +49,8 @@ struct snap {
         size_t phase;
         bool up;                /* the kdamond answered */
         struct dp_damon_agreement a;
+        bool spared_read;       /* the spared scheme's regions were read */
+        double spared_precision, spared_recall;
 };
 
 struct value_observer {
@@ -52,7 +60,7 @@ struct value_observer {
         struct snap *snaps;
         size_t nr_snaps;
         unsigned torn;          /* read-backs torn by another reader's update, retried */
-        struct dp_damon_view_input *tried;
+        struct dp_damon_view_input *tried, *spared;
 };
 
 static void sleep_s(double s) {
@@ -92,36 +100,77 @@ static int read_u64(const char *path, uint64_t *v) {
         return dp_parse_u64_in(buf, 0, UINT64_MAX, v);
 }
 
-/* Scheme 0's tried regions, or -ENOENT/-ENODEV when another reader's update
- * rebuilt the directory under us. */
-static int read_tried(const char *dir, struct dp_damon_view_input *out, size_t *ret_n) {
+static int cmp_index(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Scheme @scheme's tried regions, or -ENOENT/-ENODEV when another reader's
+ * update rebuilt the directory under us.  The region directories are
+ * listed, not counted from 0: 6.12 numbers them with one counter across
+ * the schemes. */
+static int read_tried(const char *dir, int scheme, struct dp_damon_view_input *out, size_t *ret_n) {
+        _cleanup_free_ uint64_t *idx = calloc(MAX_TRIED, sizeof(*idx));
         char path[512];
         size_t n = 0;
+        struct dirent *e;
+        DIR *d;
 
-        for (; n < MAX_TRIED; n++) {
-                uint64_t s, e, acc;
-                int r;
+        if (!idx)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions", dir, scheme);
+        d = opendir(path);
+        if (!d)
+                return -errno;
+        while ((e = readdir(d)) && n < MAX_TRIED)
+                if (dp_parse_u64_in(e->d_name, 0, UINT64_MAX, &idx[n]) == 0)
+                        n++;
+        closedir(d);
+        qsort(idx, n, sizeof(*idx), cmp_index);
+        for (size_t k = 0; k < n; k++) {
+                static const char *const names[] = { "start", "end", "nr_accesses" };
+                uint64_t v[3];
 
-                snprintf(path, sizeof(path), "%s/contexts/0/schemes/0/tried_regions/%zu/start", dir, n);
-                r = read_u64(path, &s);
-                if (r == -ENOENT) {
-                        snprintf(path, sizeof(path), "%s/contexts/0/schemes/0/tried_regions/%zu", dir, n + 1);
-                        if (access(path, F_OK) == 0)
-                                return -ENOENT;         /* a hole: torn */
-                        break;
+                for (size_t f = 0; f < DP_ARRAY_SIZE(names); f++) {
+                        int r;
+
+                        snprintf(path, sizeof(path), "%s/contexts/0/schemes/%d/tried_regions/%" PRIu64 "/%s", dir,
+                                 scheme, idx[k], names[f]);
+                        if ((r = read_u64(path, &v[f])) < 0)
+                                return r;
                 }
-                if (r < 0)
-                        return r;
-                snprintf(path, sizeof(path), "%s/contexts/0/schemes/0/tried_regions/%zu/end", dir, n);
-                if ((r = read_u64(path, &e)) < 0)
-                        return r;
-                snprintf(path, sizeof(path), "%s/contexts/0/schemes/0/tried_regions/%zu/nr_accesses", dir, n);
-                if ((r = read_u64(path, &acc)) < 0)
-                        return r;
-                out[n] = (struct dp_damon_view_input) { .start = s, .end = e, .nr_accesses = (uint32_t) acc };
+                out[k] = (struct dp_damon_view_input) { .start = v[0], .end = v[1], .nr_accesses = (uint32_t) v[2] };
         }
         *ret_n = n;
         return 0;
+}
+
+static uint64_t overlap(struct dp_range a, struct dp_range b) {
+        uint64_t from = DP_MAX(a.start, b.start), to = DP_MIN(a.end, b.end);
+
+        return to > from ? to - from : 0;
+}
+
+/* What the spared scheme's @n tried regions leave out of the mapping @map,
+ * against the phase's hot set: the bytes it spares that are hot, of all it
+ * spares (precision) and of all that is hot (recall). */
+static void judge_spared(const struct value_phase *p, const struct dp_damon_view_input *tried, size_t n,
+                         struct dp_range map, struct snap *s) {
+        uint64_t tried_map = 0, tried_hot = 0, hot = dp_ranges_total_size(p->hot, p->nr_hot), spared, spared_hot;
+
+        for (size_t i = 0; i < n; i++) {
+                struct dp_range r = { tried[i].start, tried[i].end };
+
+                tried_map += overlap(r, map);
+                for (size_t j = 0; j < p->nr_hot; j++)
+                        tried_hot += overlap(r, p->hot[j]);
+        }
+        spared = dp_range_size(&map) - DP_MIN(tried_map, dp_range_size(&map));
+        spared_hot = hot - DP_MIN(tried_hot, hot);
+        s->spared_read = true;
+        s->spared_precision = spared ? (double) spared_hot / (double) spared : 0;
+        s->spared_recall = hot ? (double) spared_hot / (double) hot : 0;
 }
 
 static size_t phase_of(const struct value_workload *w, double t) {
@@ -130,6 +179,23 @@ static size_t phase_of(const struct value_workload *w, double t) {
         while (p + 1 < w->nr_phases && t >= w->phases[p + 1].at_s)
                 p++;
         return p;
+}
+
+/* DP_VALUE_TRACE: the snapshot's figures, then DAMON's regions inside the
+ * mapping as "start+size:nr_accesses" in KiB from the mapping's start, to
+ * see where DAMON's boundaries lie against the true hot set. */
+static void trace_snapshot(const struct snap *s, double t0, const struct dp_damon_view_input *tried, size_t n,
+                           struct dp_range map) {
+        fprintf(stderr, "TRACE mono=%.2f t=%.2f up=%d precision=%.3f recall=%.3f found=%zu regions=%zu max=%u |", t0 + s->t, s->t, s->up,
+                s->a.precision, s->a.recall, s->a.chunks_found, s->a.nr_regions, s->a.max_nr_accesses);
+        for (size_t i = 0; i < n; i++) {
+                uint64_t from = DP_MAX(tried[i].start, map.start), to = DP_MIN(tried[i].end, map.end);
+
+                if (from < to)
+                        fprintf(stderr, " %" PRIu64 "+%" PRIu64 ":%u", (from - map.start) >> 10, (to - from) >> 10,
+                                tried[i].nr_accesses);
+        }
+        fputc('\n', stderr);
 }
 
 static void observe_once(struct value_observer *o) {
@@ -143,7 +209,7 @@ static void observe_once(struct value_observer *o) {
         if (r == 0) {
                 /* DAMON always has a region for a live target: none means
                  * another reader's update emptied the directory just now. */
-                for (int tries = 0; ((r = read_tried(w->observe_dir, o->tried, &n)) < 0 || n == 0) && tries < 5;
+                for (int tries = 0; ((r = read_tried(w->observe_dir, 0, o->tried, &n)) < 0 || n == 0) && tries < 5;
                      tries++) {
                         o->torn++;
                         sleep_s(0.02);  /* the other reader's update is filling it */
@@ -155,11 +221,13 @@ static void observe_once(struct value_observer *o) {
         if (!s.up)
                 n = 0;
         const struct value_phase *p = &w->phases[s.phase];
+        size_t ns = 0;
+        if (s.up && w->spared_scheme >= 0 && read_tried(w->observe_dir, w->spared_scheme, o->spared, &ns) == 0)
+                judge_spared(p, o->spared, ns, map, &s);
         if (dp_damon_agree(o->tried, n, p->hot, p->nr_hot, map, &s.a) < 0)
                 return;
         if (getenv("DP_VALUE_TRACE"))
-                fprintf(stderr, "TRACE t=%.2f up=%d precision=%.3f recall=%.3f found=%zu regions=%zu max=%u\n", s.t,
-                        s.up, s.a.precision, s.a.recall, s.a.chunks_found, s.a.nr_regions, s.a.max_nr_accesses);
+                trace_snapshot(&s, w->t0, o->tried, n, map);
         if (o->nr_snaps < MAX_SNAPSHOTS)
                 o->snaps[o->nr_snaps++] = s;
 }
@@ -187,9 +255,11 @@ int value_observe_start(const struct value_workload *w, struct value_observer **
         o->w = w;
         o->snaps = calloc(MAX_SNAPSHOTS, sizeof(*o->snaps));
         o->tried = calloc(MAX_TRIED, sizeof(*o->tried));
-        if (!o->snaps || !o->tried) {
+        o->spared = w->spared_scheme >= 0 ? calloc(MAX_TRIED, sizeof(*o->spared)) : NULL;
+        if (!o->snaps || !o->tried || (w->spared_scheme >= 0 && !o->spared)) {
                 free(o->snaps);
                 free(o->tried);
+                free(o->spared);
                 free(o);
                 return -ENOMEM;
         }
@@ -197,6 +267,7 @@ int value_observe_start(const struct value_workload *w, struct value_observer **
         if (r < 0) {
                 free(o->snaps);
                 free(o->tried);
+                free(o->spared);
                 free(o);
                 return r;
         }
@@ -228,6 +299,23 @@ static double get_recall(const struct snap *s) { return s->a.recall; }
 static double get_found(const struct snap *s) { return (double) s->a.chunks_found; }
 static double get_regions(const struct snap *s) { return (double) s->a.nr_regions; }
 
+/* The median of the spared scheme's figure @get over the snapshots [from,
+ * to) in which its regions were read; -1 if none. */
+static double median_spared(const struct snap *s, size_t from, size_t to, bool precision) {
+        _cleanup_free_ double *v = calloc(to > from ? to - from : 1, sizeof(*v));
+        size_t n = 0;
+
+        if (!v)
+                return -1;
+        for (size_t i = from; i < to; i++)
+                if (s[i].spared_read)
+                        v[n++] = precision ? s[i].spared_precision : s[i].spared_recall;
+        if (n == 0)
+                return -1;
+        qsort(v, n, sizeof(*v), cmp_double);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static bool converged(const struct snap *s) {
         return s->up && s->a.precision >= CONVERGED && s->a.recall >= CONVERGED;
 }
@@ -250,11 +338,15 @@ static void summarise_phase(const struct value_observer *o, size_t phase) {
         if (run >= 3)
                 for_good = s[to - run].t - at;
         printf("VALUE phase=%zu snapshots=%zu up=%zu torn=%u converge_s=%.2f for_good_s=%.2f precision=%.3f "
-               "recall=%.3f found=%.0f found_10s=%zu chunks=%zu regions=%.0f\n",
+               "recall=%.3f found=%.0f found_10s=%zu chunks=%zu regions=%.0f",
                phase, to - from, up, o->torn, converge, for_good,
                median_of(s, from + (to - from) / 2, to, get_precision),
                median_of(s, from + (to - from) / 2, to, get_recall), median_of(s, from + (to - from) / 2, to, get_found),
                found_10s, o->w->phases[phase].nr_hot, median_of(s, from, to, get_regions));
+        if (o->w->spared_scheme >= 0)
+                printf(" spared_precision=%.3f spared_recall=%.3f", median_spared(s, from + (to - from) / 2, to, true),
+                       median_spared(s, from + (to - from) / 2, to, false));
+        putchar('\n');
 }
 
 void value_observe_finish(struct value_observer *o) {
@@ -267,5 +359,6 @@ void value_observe_finish(struct value_observer *o) {
         fflush(stdout);
         free(o->snaps);
         free(o->tried);
+        free(o->spared);
         free(o);
 }

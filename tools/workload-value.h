@@ -39,6 +39,7 @@ struct value_workload {
         double touch_ms, faults_per_s, seconds;
         const char *observe_dir;        /* a kdamond's sysfs directory, or NULL */
         double observe_ms;
+        int spared_scheme;              /* a scheme rejecting the PMU's hot ranges, judged too; -1: none */
         /* the layout */
         char *base;
         struct dp_range cold[VALUE_MAX_CHUNKS];

@@ -50,7 +50,7 @@ static double parse_number(const char *s, const char *what, double min) {
 enum {
         OPT_SHAPE = 0x100, OPT_SPAN, OPT_WINDOW, OPT_WINDOW_AT, OPT_MOVE_TO, OPT_MOVE_AFTER, OPT_CHUNKS,
         OPT_COLD_CHUNKS, OPT_CHUNK_KIB, OPT_SEED, OPT_TOUCH_MS, OPT_FAULTS, OPT_OBSERVE, OPT_OBSERVE_MS,
-        OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS,
+        OPT_OBSERVE_SPARED, OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS,
 };
 
 /* The tiering workload's own options (workload-tier.h); false if @c is none of them. */
@@ -82,6 +82,7 @@ static bool parse_value_option(int c, const char *arg, struct value_workload *w)
         case OPT_FAULTS: w->faults_per_s = parse_number(arg, "faults-per-s", 0); break;
         case OPT_OBSERVE: w->observe_dir = arg; break;
         case OPT_OBSERVE_MS: w->observe_ms = parse_number(arg, "observe-ms", 10); break;
+        case OPT_OBSERVE_SPARED: w->spared_scheme = (int) parse_number(arg, "observe-spared", 0); break;
         default: return false;
         }
         return true;
@@ -151,6 +152,7 @@ int main(int argc, char **argv) {
                 { "faults-per-s", required_argument, NULL, OPT_FAULTS },
                 { "observe", required_argument, NULL, OPT_OBSERVE },
                 { "observe-ms", required_argument, NULL, OPT_OBSERVE_MS },
+                { "observe-spared", required_argument, NULL, OPT_OBSERVE_SPARED },
                 { "tier", required_argument, NULL, OPT_TIER },
                 { "slow-node", required_argument, NULL, OPT_SLOW_NODE },
                 { "fast-node", required_argument, NULL, OPT_FAST_NODE },
@@ -162,6 +164,7 @@ int main(int argc, char **argv) {
                 .span_bytes = 256u << 20, .window_bytes = 16u << 20, .window_at = 96u << 20,
                 .move_to = 192u << 20, .nr_chunks = 32, .nr_cold_chunks = 32, .chunk_bytes = 2u << 20,
                 .seed = 1, .touch_ms = 20, .faults_per_s = 1000, .observe_ms = 200,
+                .spared_scheme = -1,
         };
         struct workload_areas a = {
                 .page = (size_t) sysconf(_SC_PAGESIZE),
@@ -199,7 +202,7 @@ int main(int argc, char **argv) {
                                 "       %s --shape window|chunks [--span-mib N] [--window-mib N] [--window-at-mib N]\n"
                                 "          [--move-to-mib N --move-after S] [--chunks N] [--cold-chunks N] [--chunk-kib N]\n"
                                 "          [--seed N] [--touch-ms MS] [--faults-per-s N] [--observe KDAMOND_DIR]\n"
-                                "          [--observe-ms MS] [--seconds S]\n"
+                                "          [--observe-ms MS] [--observe-spared SCHEME] [--seconds S]\n"
                                 "       %s --tier tier|reclaim [--hot-mib N] [--cold-mib N] [--slow-node N]\n"
                                 "          [--fast-node N] [--touch-ms MS] [--faults-per-s N] [--report-ms MS]\n"
                                 "          [--seconds S]\n",

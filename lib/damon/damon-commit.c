@@ -252,6 +252,31 @@ static int read_region(struct damon_writer *w, uint64_t s, uint64_t i, uint64_t 
         return 0;
 }
 
+/* Scheme @s's tried regions, in the kernel's order.  Listed, not counted
+ * from 0: 6.12 numbers them with one counter across every scheme, so with
+ * two schemes one has regions 0, 2, 4, ... and the other 1, 3, 5, ... */
+static int read_scheme_tried(struct damon_writer *w, uint64_t s, uint64_t unit, struct tried_vec *vec) {
+        _cleanup_free_ uint64_t *idx = NULL;
+        char rel[DP_DAMON_PATH_MAX], path[DP_DAMON_PATH_MAX];
+        size_t n = 0;
+        int r;
+
+        snprintf(rel, sizeof(rel), "schemes/%" PRIu64 "/tried_regions", s);
+        snprintf(path, sizeof(path), "kdamonds/%u/contexts/%u/schemes/%" PRIu64 "/tried_regions", w->kdamond,
+                 w->context, s);
+        if (!damon_ctx_exists(w, rel))
+                return 0;       /* a kernel before tried regions */
+        r = dp_damon_fs_list_indices(w->fs, path, &idx, &n);
+        for (size_t k = 0; r == 0 && k < n; k++) {
+                struct dp_damon_tried_region region;
+
+                r = read_region(w, s, idx[k], unit, &region);
+                if (r == 0)
+                        r = tried_push(vec, &region);
+        }
+        return r;
+}
+
 int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned context,
                         struct dp_damon_tried_region **ret, size_t *ret_n) {
         struct dp_damon_state scope = { .kdamond = kdamond, .context = context };
@@ -286,18 +311,7 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
                         r = -EBADMSG;
                         break;
                 }
-                for (uint64_t i = 0;; i++) {
-                        struct dp_damon_tried_region region;
-
-                        snprintf(rel, sizeof(rel), "schemes/%" PRIu64 "/tried_regions/%" PRIu64, s, i);
-                        if (!damon_ctx_exists(&w, rel))
-                                break;
-                        r = read_region(&w, s, i, unit, &region);
-                        if (r == 0)
-                                r = tried_push(&vec, &region);
-                        if (r < 0)
-                                break;
-                }
+                r = read_scheme_tried(&w, s, unit, &vec);
         }
         if (r < 0) {
                 free(vec.v);

@@ -237,9 +237,11 @@ static int hot_threshold(const struct dp_snapshot_granule *g, size_t n, uint32_t
 }
 
 /* Hot granules inside [start, end), clustered: a range per run with gaps of
- * at most @max_gap.  Returns how many were written to @hot (room for @n). */
+ * at most @max_gap, kept if its granules weigh DP_DAMON_HOT_MIN_WEIGHT
+ * together.  Returns how many were written to @hot (room for @n). */
 static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_t threshold, uint64_t start,
                           uint64_t end, uint64_t max_gap, struct dp_range *hot) {
+        uint64_t weight = 0;    /* of the last range */
         size_t k = 0;
 
         for (size_t i = 0; i < n; i++) {
@@ -247,11 +249,18 @@ static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_
 
                 if (g[i].weight < threshold || e <= s)
                         continue;
-                if (k > 0 && s <= hot[k - 1].end + max_gap)
+                if (k > 0 && s <= hot[k - 1].end + max_gap) {
                         hot[k - 1].end = e;
-                else
-                        hot[k++] = (struct dp_range) { s, e };
+                        weight += g[i].weight;
+                        continue;
+                }
+                if (k > 0 && weight < DP_DAMON_HOT_MIN_WEIGHT)
+                        k--;    /* too few samples to be more than noise */
+                hot[k++] = (struct dp_range) { s, e };
+                weight = g[i].weight;
         }
+        if (k > 0 && weight < DP_DAMON_HOT_MIN_WEIGHT)
+                k--;
         return k;
 }
 
@@ -266,6 +275,28 @@ int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t
         if (r < 0)
                 return r;
         return (int) cluster_hot(g, n, threshold, start, end, max_gap, out);
+}
+
+int dp_damon_hot_filter_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                                      uint64_t max_gap, size_t max_out, struct dp_range *out) {
+        _cleanup_free_ struct dp_range *hot = NULL;
+        size_t k;
+        int r;
+
+        if ((n > 0 && !g) || !out || max_out == 0)
+                return -EINVAL;
+        hot = calloc(n ?: 1, sizeof(*hot));
+        if (!hot)
+                return -ENOMEM;
+        r = dp_damon_sampled_hot(g, n, start, end, max_gap, hot);
+        if (r <= 0)
+                return r;
+        r = dp_ranges_fit(hot, (size_t) r, max_out, &k);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < k; i++)
+                out[i] = hot[i];
+        return (int) k;
 }
 
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,

@@ -20,6 +20,7 @@
 #include "damon-agree.h"
 #include "damon-view.h"
 #include "range.h"
+#include "sketch.h"
 #include "tracker.h"
 
 /*
@@ -64,11 +65,17 @@ uint32_t dp_damon_hot_fraction(const struct dp_tracker_snapshot *snap, const uin
 /* The snapshot target with @tgid, or NULL. */
 const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker_snapshot *snap, uint32_t tgid);
 
+/* What a hot range's granules must weigh together: four fresh samples.  A
+ * stray sample or two (a thread's stack, an allocator's page) is not a hot
+ * area; committing a boundary for it costs DAMON a region and the kdamond a
+ * commit, and every pass would find another. */
+#define DP_DAMON_HOT_MIN_WEIGHT (4 * DP_SKETCH_WEIGHT)
+
 /*
  * The hint layout of one target from where its samples fall, exactly: of
  * its sampled granules @g (ascending), those weighing at least an eighth of
  * the 99th percentile are hot; hot granules at most @max_gap bytes apart
- * form one hot range; while more than (@max_out - 1) / 2 ranges remain, the
+ * form one hot range, kept if they weigh DP_DAMON_HOT_MIN_WEIGHT; while more than (@max_out - 1) / 2 ranges remain, the
  * closest are bridged.  The layout covers [@start, @end) whole, hot ranges
  * and the cold ranges between them: DAMON clips it to the address space it
  * monitors (its vaddr update puts back what a commit leaves out, so nothing
@@ -80,6 +87,18 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
  * when none, or -ENOMEM. */
 int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                          uint64_t max_gap, struct dp_range *out);
+
+/*
+ * The PMU's hot ranges of one target as DAMOS addr filters take them:
+ * dp_damon_sampled_hot()'s ranges, the closest bridged until at most
+ * @max_out remain.  A scheme filtered to them acts on exactly what the
+ * samples call hot, and DAMON splits its regions at their edges each time
+ * the scheme is applied, where a committed boundary is merged away as soon
+ * as DAMON's own counts miss an aggregation.  Into @out (room for
+ * @max_out); their count, 0 when none; -EINVAL, -ENOMEM.
+ */
+int dp_damon_hot_filter_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                                      uint64_t max_gap, size_t max_out, struct dp_range *out);
 
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);

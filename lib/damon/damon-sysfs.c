@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -236,6 +237,56 @@ bool dp_damon_fs_exists(struct dp_damon_fs *fs, const char *path) {
 
         /* O_PATH|O_NOFOLLOW opens a final symlink itself: that is no file of ours. */
         return fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+int dp_damon_fs_list_indices(struct dp_damon_fs *fs, const char *path, uint64_t **ret, size_t *ret_n) {
+        _cleanup_free_ uint64_t *v = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *e;
+        DIR *d;
+        int fd;
+
+        *ret = NULL;
+        *ret_n = 0;
+        fd = open_beneath(fs, path, O_RDONLY | O_DIRECTORY);
+        if (fd < 0)
+                return fail(fs, path, fd);
+        d = fdopendir(fd);
+        if (!d) {
+                int r = dp_negative_errno();
+
+                close(fd);
+                return fail(fs, path, r);
+        }
+        while ((e = readdir(d))) {
+                uint64_t i;
+
+                if (dp_parse_u64_in(e->d_name, 0, UINT64_MAX, &i) < 0)
+                        continue;       /* total_bytes, ".", ".." */
+                if (n == cap) {
+                        uint64_t *grown = reallocarray(v, cap ? cap * 2 : 64, sizeof(*v));
+
+                        if (!grown) {
+                                closedir(d);
+                                return -ENOMEM;
+                        }
+                        v = grown;
+                        cap = cap ? cap * 2 : 64;
+                }
+                v[n++] = i;
+        }
+        closedir(d);
+        if (n > 1)
+                qsort(v, n, sizeof(*v), cmp_u64);
+        *ret = n ? DP_TAKE_PTR(v) : NULL;
+        *ret_n = n;
+        return 0;
 }
 
 static bool granted(const struct dp_damon_fs *fs, const char *path) {

@@ -49,6 +49,11 @@ int dp_damon_fs_read_u64(struct dp_damon_fs *fs, const char *path, uint64_t *ret
 int dp_damon_fs_read_int(struct dp_damon_fs *fs, const char *path, int *ret);
 /* Whether @path names an existing file or directory (false for a bad path). */
 bool dp_damon_fs_exists(struct dp_damon_fs *fs, const char *path);
+/* The names in directory @path that are decimal numbers (a region's, a
+ * scheme's, ...), ascending, into malloc'd *@ret (NULL when none).  DAMON
+ * does not always number them 0..n-1: 6.12 numbers tried regions with one
+ * counter across every scheme.  Path errors as for reads, or -ENOMEM. */
+int dp_damon_fs_list_indices(struct dp_damon_fs *fs, const char *path, uint64_t **ret, size_t *ret_n);
 
 /* THE GUARD.  @kdamond < 0 revokes the kdamond grant. */
 void dp_damon_fs_grant_kdamond(struct dp_damon_fs *fs, int kdamond);

@@ -127,10 +127,12 @@ stop_workload() {
         wait "$wl_job" 2>/dev/null
 }
 
-# start_daemon CONFIG: the daemon in the background, logging to /run/dp-<case>.log.
+# start_daemon CONFIG [OPTION...]: the daemon in the background, logging to /run/dp-<case>.log.
 start_daemon() {
         daemon_log=/run/dp-$case.log
-        damon-perfd --config="$1" > "$daemon_log" 2>&1 &
+        daemon_conf=$1
+        shift
+        damon-perfd --config="$daemon_conf" "$@" > "$daemon_log" 2>&1 &
         daemon_pid=$!
 }
 

@@ -8,7 +8,7 @@
 # page-fault control samples in place of a hardware PMU; its --observe
 # thread reads DAMON's own tried_regions every 200 ms and judges them
 # against the true hot set.  One line per scenario, arm and phase:
-#   DP-QEMU: VALUE scenario=S arm=damon|daemon rep=N phase=P ... kdamond_cpu_s=X daemon_cpu_s=X
+#   DP-QEMU: VALUE scenario=S arm=damon|daemon|filter rep=N phase=P ... kdamond_cpu_s=X daemon_cpu_s=X
 # (the fields: tools/workload-observe.c), read by tools/bench-run.py.
 #
 # The physical address space is left out: the page-fault control gives no
@@ -16,10 +16,16 @@
 #
 # DP_VALUE (a kernel parameter): short (the default: every scenario once,
 # briefly, after the other cases), full (only these, at full length,
-# DP_VALUE_REPS times), off.
+# DP_VALUE_REPS times), off.  DP_VALUE_SCENARIOS and DP_VALUE_ARMS (names
+# separated by commas) pick scenarios and arms; DP_VALUE_TRACE=1 prints every
+# snapshot's regions and the daemon's hints and commits.
 
 VALUE_MODE=${DP_VALUE:-short}
 VALUE_REPS=${DP_VALUE_REPS:-1}
+# The arms (value_arm); the filter arm only when asked for (DP_VALUE_ARMS=
+# damon,daemon,filter): it costs half as much again, and its first runs are
+# not understood yet (see README).
+VALUE_ARMS=$(echo "${DP_VALUE_ARMS:-damon daemon}" | tr ',' ' ')
 
 # CPU seconds (user + system) of process $1 so far, or 0 if it is gone.
 # USER_HZ is 100 on x86.
@@ -43,8 +49,9 @@ watch_cpu() {
                                 kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
                                 kd_pid=$pid kd_last=0
                         fi
+                        # Empty when the kdamond exited between the check and the read.
                         now=$(cpu_s "$pid")
-                        [ "$now" != 0 ] && kd_last=$now
+                        case $now in ''|0) ;; *) kd_last=$now ;; esac
                         ;;
                 esac
                 [ -n "$daemon_pid" ] && running "$daemon_pid" && daemon_cpu=$(cpu_s "$daemon_pid")
@@ -81,7 +88,8 @@ damon_alone_start() {
         write_file on "$KD/0/state"
 }
 
-# The daemon's configuration for the same attributes.
+# value_conf MAX_NR_REGIONS [SCHEME]: the daemon's configuration for the same
+# attributes, with SCHEME (a Scheme= value) as DAMON's scheme 1.
 value_conf() {
         cat > /run/value.conf <<CONF
 [Sampling]
@@ -97,24 +105,32 @@ MapsRefreshSec=1s
 Mode=own
 MaxTargets=1
 HintIntervalSec=500ms
+${2:+Scheme=$2}
 [API]
 Socket=/run/dp.sock
 CONF
 }
 
 # value_arm SCENARIO ARM REP MAX_NR_REGIONS SECONDS WORKLOAD_OPTION...
+# ARM: damon (DAMON alone), daemon (DAMON with the daemon's hints), filter
+# (the same plus a stat scheme with reject=hot: addr filters at the PMU's hot
+# ranges, which DAMON splits its regions at each time it applies the scheme,
+# and which the observer judges as what that scheme spares).
 value_arm() {
         scenario=$1 arm=$2 rep=$3 max_regions=$4 seconds=$5
         shift 5
         damon_reset
         out=/run/value-$scenario-$arm.out
         rm -f "$out" "$out.err"
-        daemon_pid=
-        if [ "$arm" = daemon ]; then
-                value_conf "$max_regions"
-                start_daemon /run/value.conf
-        fi
-        damon-perfd-workload "$@" --seconds "$seconds" --observe "$KD/0" > "$out" 2> "$out.err" &
+        daemon_pid='' spared=''
+        case $arm in
+        daemon) value_conf "$max_regions" ;;
+        filter) value_conf "$max_regions" "${DP_VALUE_FILTER_SCHEME:-stat reject=hot}" && spared="--observe-spared 1" ;;
+        esac
+        # shellcheck disable=SC2086 # optional words on purpose
+        [ "$arm" != damon ] && start_daemon /run/value.conf ${DP_VALUE_TRACE:+--verbose}
+        # shellcheck disable=SC2086
+        damon-perfd-workload "$@" --seconds "$seconds" --observe "$KD/0" $spared > "$out" 2> "$out.err" &
         wl_job=$!
         for _ in $(seq 600); do
                 [ -s "$out" ] && break
@@ -125,49 +141,68 @@ value_arm() {
         fi
         watch_cpu "$wl_job"
         wait "$wl_job"
-        if [ "$arm" = daemon ]; then
-                info "$scenario: the daemon's $(damonctl damon 2>&1 | grep -i -E 'commit|read-back|error|agreement' | tr -s ' ' | tr '\n' ';')"
-                info "$scenario: the daemon's CPU seconds by thread: $(thread_cpu "$daemon_pid")"
+        if [ "$arm" != damon ]; then
+                info "$scenario, $arm: the daemon's $(damonctl damon 2>&1 | grep -i -E 'commit|read-back|error|agreement' | tr -s ' ' | tr '\n' ';')"
+                info "$scenario, $arm: the daemon's CPU seconds by thread: $(thread_cpu "$daemon_pid")"
         fi
         grep '^VALUE ' "$out" | while read -r _ fields; do
                 echo "DP-QEMU: VALUE scenario=$scenario arm=$arm rep=$rep $fields kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
         done
         [ -n "${DP_VALUE_TRACE:-}" ] && sed "s/^/DP-QEMU: LOG value $scenario $arm: /" "$out.err"
+        [ -n "${DP_VALUE_TRACE:-}" ] && [ "$arm" != damon ] &&
+                grep -i 'hint\|DAMON' "$daemon_log" | sed "s/^/DP-QEMU: LOG value $scenario $arm log: /"
         # Every phase had snapshots in which DAMON answered.
         measured=$(grep -c '^VALUE .* up=[1-9]' "$out")
         phases=$(grep -c '^VALUE ' "$out")
         expect "$scenario, $arm: DAMON's regions were judged in every phase" \
                 "$measured of $phases phases; workload: $(tail -n 3 "$out.err" | tr '\n' '|')" \
                 [ "$phases" -ge 1 -a "$measured" = "$phases" ]
-        if [ "$arm" = daemon ]; then
+        if [ "$arm" != damon ]; then
                 stop_daemon_cleanly
                 [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
         fi
         damon_reset
 }
 
-# value_scenario NAME REP MAX_NR_REGIONS SECONDS WORKLOAD_OPTION...: both arms,
-# which goes first alternating with REP so that a drift in the host's load
-# does not always favour the same arm.
+# value_scenario NAME REP MAX_NR_REGIONS SECONDS WORKLOAD_OPTION...: every arm
+# of VALUE_ARMS, in reverse order every other REP so that a drift in the
+# host's load does not always favour the same arm.
 value_scenario() {
         name=$1 rep=$2
         shift 2
-        if [ $((rep % 2)) = 1 ]; then
-                value_arm "$name" damon "$rep" "$@"
-                value_arm "$name" daemon "$rep" "$@"
-        else
-                value_arm "$name" daemon "$rep" "$@"
-                value_arm "$name" damon "$rep" "$@"
+        arms=$VALUE_ARMS
+        if [ $((rep % 2)) = 0 ]; then
+                arms=
+                for arm in $VALUE_ARMS; do
+                        arms="$arm $arms"
+                done
         fi
+        for arm in $arms; do
+                value_arm "$name" "$arm" "$rep" "$@"
+        done
 }
 
-# Assertions made: two per scenario and repetition (one per arm) and one for
-# the daemon's clean exit in each.
+# value_wanted NAME: whether scenario NAME runs; DP_VALUE_SCENARIOS (a
+# kernel parameter, names separated by commas) picks some, all by default.
+value_wanted() {
+        case ",${DP_VALUE_SCENARIOS:-window,chunks,chunks-max100}," in
+        *",$1,"*) return 0 ;;
+        *) return 1 ;;
+        esac
+}
+
+# Assertions made per scenario and repetition: one per arm, and one for the
+# daemon's clean exit in each arm that runs it.
 value_assertions() {
+        per=0
+        for arm in $VALUE_ARMS; do
+                per=$((per + 1))
+                [ "$arm" != damon ] && per=$((per + 1))
+        done
         case $VALUE_MODE in
         off) echo 0 ;;
-        short) echo 9 ;;
-        *) echo $((9 * VALUE_REPS)) ;;
+        short) echo $((3 * per)) ;;
+        *) echo $((3 * per * VALUE_REPS)) ;;
         esac
 }
 
@@ -182,9 +217,11 @@ case_value() {
         rep=1
         while [ "$rep" -le "$VALUE_REPS" ]; do
                 # shellcheck disable=SC2086 # $window is two words on purpose
-                value_scenario window "$rep" 1000 "$window_s" --shape window $window
-                value_scenario chunks "$rep" 1000 "$chunks_s" --shape chunks --span-mib 16384
-                value_scenario chunks-max100 "$rep" 100 "$chunks_s" --shape chunks --span-mib 16384
+                value_wanted window && value_scenario window "$rep" 1000 "$window_s" --shape window $window
+                value_wanted chunks &&
+                        value_scenario chunks "$rep" 1000 "$chunks_s" --shape chunks --span-mib 16384
+                value_wanted chunks-max100 &&
+                        value_scenario chunks-max100 "$rep" 100 "$chunks_s" --shape chunks --span-mib 16384
                 [ "$VALUE_MODE" = short ] && break
                 rep=$((rep + 1))
         done
