@@ -8,7 +8,6 @@
 #include "config-scheme.h"
 #include "damon-thread-internal.h"
 #include "macro.h"
-#include "range.h"
 
 /* Passes in a row without a hot range before the hot filters are emptied:
  * one aggregation without samples says little about a hot area. */
@@ -46,43 +45,6 @@ void damon_read_schemes(struct damon_thread *d) {
                 memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
 }
 
-/* The PMU's hot ranges of @t for the filters: what its regions call hot
- * and where its samples fall hot (the granules), together, fitted to
- * DP_DAMON_HOT_FILTER_MAX.  A filter that spares hot memory must let through
- * nothing either view calls hot: from the granules alone, the sparse samples
- * of a large hot set let up to 94 of its pages be paged out in the reclaim
- * benchmark (from the regions alone, none); the granules alone outline a
- * small hot area exactly, where the regions' edges wander. */
-static int hot_filter_ranges(const struct damon_thread *d, const struct dp_snapshot_target *t,
-                             struct dp_damon_range *hot) {
-        struct dp_damon_range from_regions[DP_DAMON_HOT_FILTER_MAX];
-        struct dp_range all[2 * DP_DAMON_HOT_FILTER_MAX];
-        size_t k = 0;
-        int n, r;
-
-        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
-                                       from_regions);
-        if (n < 0)
-                return n;
-        for (int i = 0; i < n; i++)
-                all[k++] = (struct dp_range) { from_regions[i].start, from_regions[i].end };
-        if (t->nr_granules > 0) {
-                n = dp_damon_hot_filter_from_granules(&d->snap.granules[t->first_granule], t->nr_granules, t->start,
-                                                      t->end, HINT_GRANULE_GAP, DP_DAMON_HOT_FILTER_MAX, &all[k]);
-                if (n < 0)
-                        return n;
-                k += (size_t) n;
-        }
-        r = dp_ranges_coalesce(all, k, &k);
-        if (r >= 0 && k > 0)
-                r = dp_ranges_fit(all, k, DP_DAMON_HOT_FILTER_MAX, &k);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < k; i++)
-                hot[i] = (struct dp_damon_range) { all[i].start, all[i].end };
-        return (int) k;
-}
-
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
@@ -99,7 +61,8 @@ void damon_update_hot_filters(struct damon_thread *d) {
         t = damon_snapshot_target(&d->snap, d->work.targets[0]);
         if (!t)
                 return;
-        n = hot_filter_ranges(d, t, hot);
+        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
+                                       hot);
         if (n < 0) {
                 damon_note_failure(d, "hot-filters", n);
                 return;

@@ -254,35 +254,6 @@ START_TEST(test_granules_stray_samples_are_not_hot) {
 }
 END_TEST
 
-/* The hot filters: the sampled hot ranges, strays left out, and the
- * closest bridged when there are more than the filters hold. */
-START_TEST(test_hot_filter_from_granules) {
-        struct dp_snapshot_granule g[12];
-        struct dp_range out[8];
-        size_t k = 0;
-
-        for (size_t c = 0; c < 5; c++)                  /* five chunks of two granules */
-                for (size_t i = 0; i < 2; i++)
-                        g[k++] = granule(100 * (c + 1) + (c == 4 ? 900 : 0) + i, 4 * DP_SKETCH_WEIGHT);
-        g[k++] = granule(50, DP_SKETCH_WEIGHT);         /* a stray sample */
-        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, k - 1, 0, 5000 * G, 4 * G, 8, out), 5);
-        ck_assert_uint_eq(out[0].start, 100 * G);
-        ck_assert_uint_eq(out[0].end, 102 * G);
-        ck_assert_uint_eq(out[4].start, 1400 * G);
-        /* Four filters: the two closest chunks (gap 98 granules) bridged,
-         * the far one (at 1400) kept apart. */
-        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, k - 1, 0, 5000 * G, 4 * G, 4, out), 4);
-        ck_assert_uint_eq(out[0].start, 100 * G);
-        ck_assert_uint_eq(out[0].end, 202 * G);
-        ck_assert_uint_eq(out[3].start, 1400 * G);
-        ck_assert_uint_eq(out[3].end, 1402 * G);
-        /* None hot (a stray only, or nothing): no filters. */
-        ck_assert_int_eq(dp_damon_hot_filter_from_granules(&g[k - 1], 1, 0, 5000 * G, 4 * G, 4, out), 0);
-        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, 0, 0, 5000 * G, 4 * G, 4, out), 0);
-        ck_assert_int_eq(dp_damon_hot_filter_from_granules(g, k, 0, 5000 * G, 4 * G, 0, out), -EINVAL);
-}
-END_TEST
-
 START_TEST(test_granules_none) {
         struct dp_snapshot_granule g[] = { granule(100, 500) };
         struct dp_range out[4];
@@ -393,7 +364,6 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_granules_outline_chunks);
         tcase_add_test(tc, test_granules_fit_budget);
         tcase_add_test(tc, test_granules_stray_samples_are_not_hot);
-        tcase_add_test(tc, test_hot_filter_from_granules);
         tcase_add_test(tc, test_granules_none);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
         tcase_add_test(tc, test_granules_small_window_in_touched_span);

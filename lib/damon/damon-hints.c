@@ -277,28 +277,6 @@ int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t
         return (int) cluster_hot(g, n, threshold, start, end, max_gap, out);
 }
 
-int dp_damon_hot_filter_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
-                                      uint64_t max_gap, size_t max_out, struct dp_range *out) {
-        _cleanup_free_ struct dp_range *hot = NULL;
-        size_t k;
-        int r;
-
-        if ((n > 0 && !g) || !out || max_out == 0)
-                return -EINVAL;
-        hot = calloc(n ?: 1, sizeof(*hot));
-        if (!hot)
-                return -ENOMEM;
-        r = dp_damon_sampled_hot(g, n, start, end, max_gap, hot);
-        if (r <= 0)
-                return r;
-        r = dp_ranges_fit(hot, (size_t) r, max_out, &k);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < k; i++)
-                out[i] = hot[i];
-        return (int) k;
-}
-
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n) {
         _cleanup_free_ struct dp_range *hot = NULL;

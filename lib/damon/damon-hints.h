@@ -88,18 +88,6 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
 int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                          uint64_t max_gap, struct dp_range *out);
 
-/*
- * The PMU's hot ranges of one target as DAMOS addr filters take them:
- * dp_damon_sampled_hot()'s ranges, the closest bridged until at most
- * @max_out remain.  A scheme filtered to them acts on exactly what the
- * samples call hot, and DAMON splits its regions at their edges each time
- * the scheme is applied, where a committed boundary is merged away as soon
- * as DAMON's own counts miss an aggregation.  Into @out (room for
- * @max_out); their count, 0 when none; -EINVAL, -ENOMEM.
- */
-int dp_damon_hot_filter_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
-                                      uint64_t max_gap, size_t max_out, struct dp_range *out);
-
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
 

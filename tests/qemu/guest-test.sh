@@ -160,6 +160,26 @@ running() {
         [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$1/stat")" != Z ]
 }
 
+# own_conf FILE TARGETS MAX_REGIONS [DAMON-LINE...]: the daemon's configuration
+# for the benchmark cases (value.sh, tier.sh): the DAMON attributes of their
+# DAMON-alone arms (sample 5 ms, aggregation 100 ms, update 1 s, regions 10
+# to MAX_REGIONS), its own kdamond, hints every 500 ms, and the [DAMON] lines
+# given (Scheme=, MaxTargets=).
+own_conf() {
+        conf_file=$1 conf_targets=$2 conf_max=$3
+        shift 3
+        {
+                printf '[Sampling]\nSource=pagefault\n[Tracking]\nTargets=%s\nMinRegions=10\nMaxRegions=%s\n' \
+                        "$conf_targets" "$conf_max"
+                printf 'SampleIntervalSec=5ms\nAggregationIntervalSec=100ms\nMapsRefreshSec=1s\n'
+                printf '[DAMON]\nMode=own\nHintIntervalSec=500ms\n'
+                for conf_line in "$@"; do
+                        printf '%s\n' "$conf_line"
+                done
+                printf '[API]\nSocket=/run/dp.sock\n'
+        } > "$conf_file"
+}
+
 abs_diff() {
         d=$(($1 - $2))
         echo $((d < 0 ? -d : d))

@@ -92,24 +92,9 @@ tier_damon_start() {
 
 # tier_conf MIGRATE_HOT_NR_ACCESSES
 tier_conf() {
-        cat > /run/tier.conf <<CONF
-[Sampling]
-Source=pagefault
-[Tracking]
-Targets=physical
-MinRegions=10
-MaxRegions=1000
-SampleIntervalSec=5ms
-AggregationIntervalSec=100ms
-MapsRefreshSec=1s
-[DAMON]
-Mode=own
-HintIntervalSec=500ms
-Scheme=migrate_hot target_nid=0 nr_accesses=$1 quota_bytes=32M quota_reset=1s reject=!hot
-Scheme=migrate_cold target_nid=1 nr_accesses=0-0 age=5s-max quota_bytes=16M quota_reset=1s reject=hot
-[API]
-Socket=/run/dp.sock
-CONF
+        own_conf /run/tier.conf physical 1000 \
+                "Scheme=migrate_hot target_nid=0 nr_accesses=$1 quota_bytes=32M quota_reset=1s reject=!hot" \
+                "Scheme=migrate_cold target_nid=1 nr_accesses=0-0 age=5s-max quota_bytes=16M quota_reset=1s reject=hot"
 }
 
 # tier_arm ARM REP SECONDS
@@ -257,24 +242,7 @@ reclaim_damon_start() {
 
 # reclaim_conf PID
 reclaim_conf() {
-        cat > /run/reclaim.conf <<CONF
-[Sampling]
-Source=pagefault
-[Tracking]
-Targets=$1
-MinRegions=10
-MaxRegions=1000
-SampleIntervalSec=5ms
-AggregationIntervalSec=100ms
-MapsRefreshSec=1s
-[DAMON]
-Mode=own
-MaxTargets=1
-HintIntervalSec=500ms
-Scheme=pageout nr_accesses=0-0 age=2s-max reject=hot
-[API]
-Socket=/run/dp.sock
-CONF
+        own_conf /run/reclaim.conf "$1" 1000 MaxTargets=1 "Scheme=pageout nr_accesses=0-0 age=2s-max reject=hot"
 }
 
 # reclaim_arm ARM REP SECONDS

@@ -91,24 +91,7 @@ damon_alone_start() {
 # value_conf MAX_NR_REGIONS [SCHEME]: the daemon's configuration for the same
 # attributes, with SCHEME (a Scheme= value) as DAMON's scheme 1.
 value_conf() {
-        cat > /run/value.conf <<CONF
-[Sampling]
-Source=pagefault
-[Tracking]
-Targets=all
-MinRegions=10
-MaxRegions=$1
-SampleIntervalSec=5ms
-AggregationIntervalSec=100ms
-MapsRefreshSec=1s
-[DAMON]
-Mode=own
-MaxTargets=1
-HintIntervalSec=500ms
-${2:+Scheme=$2}
-[API]
-Socket=/run/dp.sock
-CONF
+        own_conf /run/value.conf all "$1" MaxTargets=1 ${2:+"Scheme=$2"}
 }
 
 # value_arm SCENARIO ARM REP MAX_NR_REGIONS SECONDS WORKLOAD_OPTION...
