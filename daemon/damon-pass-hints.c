@@ -18,6 +18,9 @@
 #include "probes.h"
 #include "time-util.h"
 
+/* Hot granules this close are one hot range: a few granules of a hot area
+ * that went unsampled for a while do not split it. */
+#define HINT_GRANULE_GAP (256 * 1024)
 /* DAMON's edge this close to a sampled boundary is that boundary: a
  * granule's width, the samples' own precision. */
 #define MERGE_TOLERANCE DP_SKETCH_GRANULE
@@ -182,11 +185,14 @@ static void log_hint(const struct hint_set *h, size_t k, const char *what, int a
         size_t n = h->pure[k] ? h->nr_pure[k] : h->targets[k].nr_regions, len = 0;
         char text[256] = "";
 
+        if (!log_debug_enabled())
+                return;
         for (size_t i = 0; i < n && len < sizeof(text) - 40; i++)
                 len += (size_t) snprintf(text + len, sizeof(text) - len, " %" PRIx64 "-%" PRIx64, r[i].start,
                                          r[i].end);
         log_debug("DAMON hint at %.2f for pid %u: %zu ranges (%s), %zu regions to commit, %d boundaries added:%s%s",
-                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, h->targets[k].pid, n, what, h->targets[k].nr_regions, added, text, len < sizeof(text) - 40 ? "" : " ...");
+                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, h->targets[k].pid, n, what,
+                  h->targets[k].nr_regions, added, text, len < sizeof(text) - 40 ? "" : " ...");
 }
 
 /* With DAMON running the same targets: each hint merged into DAMON's own

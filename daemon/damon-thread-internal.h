@@ -18,9 +18,6 @@
 #define DAMON_STEP_STOPPED "kdamond-stopped"
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
-/* Hot granules this close are one hot range: a few granules of a hot area
- * that went unsampled for a while do not split it. */
-#define HINT_GRANULE_GAP (256 * 1024)
 
 /* The layout last committed for one DAMON target. */
 struct committed_target {

@@ -46,6 +46,10 @@ void log_set_max_level(int level) {
         max_level = level;
 }
 
+bool log_debug_enabled(void) {
+        return LOG_DEBUG <= max_level;
+}
+
 void log_set_journal_sink(log_journal_sink_t sink) {
         journal_sink = sink;
 }

@@ -31,6 +31,9 @@
  * structured fields; in a foreground run they are readable lines on stderr. */
 void log_setup(void);
 void log_set_max_level(int level);
+/* Whether log_debug() writes anything: so that a debug line's text is not
+ * built for nothing. */
+bool log_debug_enabled(void);
 
 /* For tests: journal entries go to @sink instead of journald, whatever stderr
  * is; NULL restores log_setup()'s choice. */

@@ -443,13 +443,12 @@ static uint64_t oldest_queued_ns(struct tracker_thread *t) {
  */
 static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now, size_t *fullest) {
         uint64_t lag = tick_lag_ns(t, now, NULL), upto = now > lag ? now - lag : 0;
+        bool closed = false;
+        size_t more;
 
         /* Stopping, the readers have drained their last: nothing is late. */
         if (stopping)
                 upto = now;
-        bool closed = false;
-        size_t more;
-
         *fullest = 0;
         for (;;) {
                 uint64_t due = dp_tracker_aggregation_due_ns(t->tracker);

@@ -75,21 +75,22 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
  * The hint layout of one target from where its samples fall, exactly: of
  * its sampled granules @g (ascending), those weighing at least an eighth of
  * the 99th percentile are hot; hot granules at most @max_gap bytes apart
- * form one hot range, kept if they weigh DP_DAMON_HOT_MIN_WEIGHT; while more than (@max_out - 1) / 2 ranges remain, the
- * closest are bridged.  The layout covers [@start, @end) whole, hot ranges
- * and the cold ranges between them: DAMON clips it to the address space it
- * monitors (its vaddr update puts back what a commit leaves out, so nothing
- * is left out).  @out needs room for @max_out ranges.  -EINVAL for bad
- * arguments (@max_out < 3), -ENODATA when no granule lies inside, -ENOMEM.
+ * form one hot range, kept if they weigh DP_DAMON_HOT_MIN_WEIGHT; while
+ * more than (@max_out - 1) / 2 ranges remain, the closest are bridged.  The
+ * layout covers [@start, @end) whole, hot ranges and the cold ranges between
+ * them: DAMON clips it to the address space it monitors (its vaddr update
+ * puts back what a commit leaves out, so nothing is left out).  @out needs
+ * room for @max_out ranges.  -EINVAL for bad arguments (@max_out < 3),
+ * -ENODATA when no granule lies inside, -ENOMEM.
  */
+int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
+                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
+
 /* The sampled hot ranges themselves, as the layout above outlines them
  * (before fitting to a budget): into @out (room for @n); their count, 0
  * when none, or -ENOMEM. */
 int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                          uint64_t max_gap, struct dp_range *out);
-
-int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
-                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
 
 /*
  * What to commit when DAMON already has a layout: DAMON's own regions

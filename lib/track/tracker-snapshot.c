@@ -15,7 +15,8 @@ static int snapshot_target_compare(const void *a, const void *b) {
         return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/* Room for @nr_targets and @nr_regions; -ENOMEM leaves @snap as it was. */
+/* Room for @nr_targets, @nr_regions and @nr_granules; on -ENOMEM the
+ * contents are as they were (an array may have grown). */
 static int snapshot_reserve(struct dp_tracker_snapshot *snap, size_t nr_targets, size_t nr_regions,
                             size_t nr_granules) {
         if (nr_granules > snap->granules_cap) {

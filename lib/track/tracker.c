@@ -57,7 +57,7 @@ int dp_tracker_new(const struct dp_tracker_config *c, struct dp_tracker **ret) {
                 return -ENOMEM;
         t->slots = calloc(nr_slots, sizeof(*t->slots));
         t->targets = calloc(c->max_targets, sizeof(*t->targets));
-        if (!t->slots || !t->targets ) {
+        if (!t->slots || !t->targets) {
                 dp_tracker_free(t);
                 return -ENOMEM;
         }

@@ -180,6 +180,16 @@ own_conf() {
         } > "$conf_file"
 }
 
+# wait_output FILE: until a started workload has written its first line
+# (its layout) into FILE, at most 60 s.
+wait_output() {
+        for _ in $(seq 600); do
+                [ -s "$1" ] && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
 abs_diff() {
         d=$(($1 - $2))
         echo $((d < 0 ? -d : d))

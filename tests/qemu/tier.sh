@@ -90,6 +90,16 @@ tier_damon_start() {
         write_file on "$KD/0/state"
 }
 
+# end_arm ARM: the daemon's arms stop it (and show its log if the case
+# failed); every arm leaves DAMON as it found it.
+end_arm() {
+        if [ "$1" != damon ]; then
+                stop_daemon_cleanly
+                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
+        fi
+        damon_reset
+}
+
 # tier_conf MIGRATE_HOT_NR_ACCESSES
 tier_conf() {
         own_conf /run/tier.conf physical 1000 \
@@ -152,11 +162,7 @@ tier_arm() {
                 if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"
         expect "tier, $arm: the workload reported where its pages are" \
                 "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
-        if [ "$arm" != damon ]; then
-                stop_daemon_cleanly
-                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
-        fi
-        damon_reset
+        end_arm "$arm"
 }
 
 case_tier() {
@@ -258,10 +264,7 @@ reclaim_arm() {
         damon-perfd-workload --tier reclaim --hot-mib "$TIER_HOT_MIB" --cold-mib 128 --touch-ms "$RECLAIM_TOUCH_MS" \
                 --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
-        for _ in $(seq 600); do
-                [ -s "$out" ] && break
-                sleep 0.1
-        done
+        wait_output "$out" || true     # judged below, by what the workload printed
         # Both arms start on the workload's pid once it is laid out: the
         # daemon's Targets=all would pick whichever process faults most,
         # which in this guest is as likely the test's own shell.
@@ -290,11 +293,7 @@ reclaim_arm() {
         echo "DP-QEMU: RECLAIM arm=$arm rep=$rep $summary pswpout=$(($(awk '/^pswpout / { print $2 }' /proc/vmstat) - pswpout0)) kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
         expect "reclaim, $arm: the workload reported its faults and resident pages" \
                 "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
-        if [ "$arm" = daemon ]; then
-                stop_daemon_cleanly
-                [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
-        fi
-        damon_reset
+        end_arm "$arm"
 }
 
 case_reclaim() {

@@ -115,10 +115,7 @@ value_arm() {
         # shellcheck disable=SC2086
         damon-perfd-workload "$@" --seconds "$seconds" --observe "$KD/0" $spared > "$out" 2> "$out.err" &
         wl_job=$!
-        for _ in $(seq 600); do
-                [ -s "$out" ] && break
-                sleep 0.1
-        done
+        wait_output "$out" || true     # judged below, by what the workload printed
         if [ "$arm" = damon ]; then
                 why=$(damon_alone_start "$wl_job" "$max_regions") || info "DAMON alone did not start: $why"
         fi
