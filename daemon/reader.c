@@ -22,7 +22,7 @@
 #define LOST_READ_INTERVAL_NS 1000000000ull
 /* A reader sleeps until the kernel's watermark says its ring is half full
  * (a burst) or QUIET_POLL_MAX_MS pass, whichever comes first: on a virtual
- * machine a wake-up costs 50-150 us of CPU, as much as thousands of samples,
+ * machine a wake-up costs 50-300 us of CPU, as much as thousands of samples,
  * so it waits for as many as the ring holds without risk.  Only while the
  * tracker says its queues cannot afford that (channel_capped_poll_ms()) does
  * it poll as often as configured.  It says its interval in its channel, and
