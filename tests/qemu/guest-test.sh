@@ -160,6 +160,31 @@ running() {
         [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$1/stat")" != Z ]
 }
 
+# damon_alone_start PID MAX_REGIONS [ACTION NR_ACCESSES_MAX AGE_MIN]: DAMON
+# alone, as a user would run it for the benchmark cases: kdamond 0, vaddr on
+# PID, their attributes (sample 5 ms, aggregation 100 ms, update 1 s, regions
+# 10 to MAX_REGIONS) and one scheme (default: stat, on every region).
+damon_alone_start() {
+        write_file 1 "$KD/nr_kdamonds" &&
+        write_file 1 "$KD/0/contexts/nr_contexts" &&
+        write_file vaddr "$CTX/operations" &&
+        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
+        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
+        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
+        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
+        write_file "$2" "$CTX/monitoring_attrs/nr_regions/max" &&
+        write_file 1 "$CTX/targets/nr_targets" &&
+        write_file "$1" "$CTX/targets/0/pid_target" &&
+        write_file 1 "$CTX/schemes/nr_schemes" &&
+        write_file "${3:-stat}" "$CTX/schemes/0/action" &&
+        # sysfs creates a scheme whose size range matches nothing.
+        write_file 18446744073709551615 "$CTX/schemes/0/access_pattern/sz/max" &&
+        write_file "${4:-4294967295}" "$CTX/schemes/0/access_pattern/nr_accesses/max" &&
+        write_file "${5:-0}" "$CTX/schemes/0/access_pattern/age/min" &&
+        write_file 4294967295 "$CTX/schemes/0/access_pattern/age/max" &&
+        write_file on "$KD/0/state"
+}
+
 # own_conf FILE TARGETS MAX_REGIONS [DAMON-LINE...]: the daemon's configuration
 # for the benchmark cases (value.sh, tier.sh): the DAMON attributes of their
 # DAMON-alone arms (sample 5 ms, aggregation 100 ms, update 1 s, regions 10

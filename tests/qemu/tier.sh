@@ -225,27 +225,6 @@ swap_on() {
         mkswap /dev/vda > /dev/null 2>&1 && swapon /dev/vda 2>&1
 }
 
-# DAMON alone on pid $1: kdamond 0, vaddr, one pageout scheme.
-reclaim_damon_start() {
-        write_file 1 "$KD/nr_kdamonds" &&
-        write_file 1 "$KD/0/contexts/nr_contexts" &&
-        write_file vaddr "$CTX/operations" &&
-        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
-        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
-        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
-        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
-        write_file 1000 "$CTX/monitoring_attrs/nr_regions/max" &&
-        write_file 1 "$CTX/targets/nr_targets" &&
-        write_file "$1" "$CTX/targets/0/pid_target" &&
-        write_file 1 "$CTX/schemes/nr_schemes" &&
-        write_file pageout "$CTX/schemes/0/action" &&
-        write_file 18446744073709551615 "$CTX/schemes/0/access_pattern/sz/max" &&
-        write_file 0 "$CTX/schemes/0/access_pattern/nr_accesses/max" &&
-        write_file 20 "$CTX/schemes/0/access_pattern/age/min" &&
-        write_file 4294967295 "$CTX/schemes/0/access_pattern/age/max" &&
-        write_file on "$KD/0/state"
-}
-
 # reclaim_conf PID
 reclaim_conf() {
         own_conf /run/reclaim.conf "$1" 1000 MaxTargets=1 "Scheme=pageout nr_accesses=0-0 age=2s-max reject=hot"
@@ -272,7 +251,7 @@ reclaim_arm() {
                 reclaim_conf "$wl_job"
                 start_daemon /run/reclaim.conf
         else
-                why=$(reclaim_damon_start "$wl_job") || info "DAMON alone did not start: $why"
+                why=$(damon_alone_start "$wl_job" 1000 pageout 0 20) || info "DAMON alone did not start: $why"
         fi
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sleep 10

@@ -67,27 +67,6 @@ thread_cpu() {
         done
 }
 
-# DAMON alone, as a user would run it: kdamond 0 on pid $1, regions 10..$2.
-damon_alone_start() {
-        write_file 1 "$KD/nr_kdamonds" &&
-        write_file 1 "$KD/0/contexts/nr_contexts" &&
-        write_file vaddr "$CTX/operations" &&
-        write_file 5000 "$CTX/monitoring_attrs/intervals/sample_us" &&
-        write_file 100000 "$CTX/monitoring_attrs/intervals/aggr_us" &&
-        write_file 1000000 "$CTX/monitoring_attrs/intervals/update_us" &&
-        write_file 10 "$CTX/monitoring_attrs/nr_regions/min" &&
-        write_file "$2" "$CTX/monitoring_attrs/nr_regions/max" &&
-        write_file 1 "$CTX/targets/nr_targets" &&
-        write_file "$1" "$CTX/targets/0/pid_target" &&
-        write_file 1 "$CTX/schemes/nr_schemes" &&
-        write_file stat "$CTX/schemes/0/action" &&
-        # sysfs creates a scheme whose size range matches nothing.
-        write_file 18446744073709551615 "$CTX/schemes/0/access_pattern/sz/max" &&
-        write_file 4294967295 "$CTX/schemes/0/access_pattern/nr_accesses/max" &&
-        write_file 4294967295 "$CTX/schemes/0/access_pattern/age/max" &&
-        write_file on "$KD/0/state"
-}
-
 # value_conf MAX_NR_REGIONS [SCHEME]: the daemon's configuration for the same
 # attributes, with SCHEME (a Scheme= value) as DAMON's scheme 1.
 value_conf() {
