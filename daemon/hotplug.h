@@ -2,7 +2,8 @@
 #pragma once
 
 /*
- * CPU hotplug, from the event loop: once a second it reads the online CPUs
+ * CPU hotplug, from the event loop: at each look (once a second while a CPU
+ * is not RUNNING, at once when a reader leaves RUNNING) it reads the online CPUs
  * from /sys/devices/system/cpu/online, closes the sampler of each configured
  * CPU that went offline and opens it again when the CPU is back
  * (cpu-hotplug.h tells what the kernel does to the events and
@@ -14,7 +15,7 @@
  * the qemu guest shows): the unit runs with PrivateNetwork= and
  * RestrictAddressFamilies=AF_UNIX, where no netlink socket can be opened and
  * no uevent reaches the daemon's network namespace.  The read is a few bytes
- * of sysfs a second, and works wherever the daemon does.
+ * of sysfs a look, and works wherever the daemon does.
  *
  * Tests read the list from a file of their own instead
  * (DAMON_PERFD_TEST_CPU_ONLINE, test-seam.h), so that on a real machine they

@@ -132,6 +132,7 @@ static int method_monitor(struct dp_varlink_call *call, json_t *parameters, void
         m->monitors = mon;
         dp_varlink_call_set_disconnect_handler(call, monitor_gone, mon);
         update_sample_rate(m);
+        manager_look_soon(m);
         return 0; /* replies follow as events arrive */
 }
 
@@ -206,6 +207,9 @@ static int on_hub_events(sd_event_source *s, int fd, uint32_t revents, void *use
                 log_warning("monitor: %llu events dropped (subscribers too slow)", (unsigned long long) dropped);
         for (size_t i = 0; i < n; i++) {
                 json_t *event = NULL;
+
+                if (events[i].kind == HUB_STATE_CHANGE && events[i].to == DP_CPU_ERROR)
+                        manager_look_soon(m);
 
                 for (struct monitor *mon = m->monitors, *next; mon; mon = next) {
                         next = mon->next; /* a failed reply may disconnect and free it */

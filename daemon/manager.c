@@ -34,6 +34,9 @@
 #define LOSS_REPORT_INTERVAL_NS (10 * 1000000000ull)
 /* A tracker pass takes milliseconds; one this late is stuck, watchdog or not. */
 #define TRACKER_STALL_MAX_NS (10 * 1000000000ull)
+/* The main loop's look at its counters and CPUs: see tick_interval_ns(). */
+#define TICK_BUSY_NS NSEC_PER_SEC
+#define TICK_QUIET_NS (5 * NSEC_PER_SEC)
 /* How long READY=1 waits for the readers to report RUNNING (or ERROR). */
 #define SAMPLERS_SETTLE_MAX_NS (5 * 1000000000ull)
 
@@ -381,15 +384,22 @@ static void account_losses(struct manager *m, size_t i, const uint64_t *v, const
         *l = (struct loss_report) { .reported_ns = now };
 }
 
+/* How long the tracker may go without a pass before it counts as stalled. */
+static uint64_t stall_limit_ns(const struct manager *m) {
+        uint64_t limit = TRACKER_STALL_MAX_NS;
+
+        if (m->watchdog_usec)
+                limit = DP_MIN(limit, m->watchdog_usec * 1000 / 2);
+        return limit;
+}
+
 /* The watchdog pings come from sd_event by themselves; they stop while the
  * tracker thread makes no progress, so systemd restarts a daemon whose
  * pipeline is stuck even though its event loop still runs. */
 static void check_tracker(struct manager *m, uint64_t now) {
         uint64_t beat = tracker_thread_heartbeat_ns(m->tracker), age = delta(now, beat);
-        uint64_t limit = TRACKER_STALL_MAX_NS;
+        uint64_t limit = stall_limit_ns(m);
 
-        if (m->watchdog_usec)
-                limit = DP_MIN(limit, m->watchdog_usec * 1000 / 2);
         if (!m->tracker_stalled && age > limit) {
                 m->tracker_stalled = true;
                 m->stall_heartbeat_ns = beat;
@@ -406,9 +416,31 @@ static void check_tracker(struct manager *m, uint64_t now) {
         }
 }
 
-/* Once a second: the sample rate, losses, the tracker's health, STATUS=, and
- * the counter-derived Monitor() events. */
-static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
+/* How long until the next look (on_tick()): a second while anybody needs it
+ * that often (a Monitor() subscriber's per-second events, a CPU not RUNNING
+ * whose return the look finds, a stalled tracker's recovery), otherwise
+ * TICK_QUIET_NS, which STATUS= and the loss reports wait for anyway.  A
+ * reader that leaves RUNNING says so through the event hub, and the look
+ * comes at once (manager_look_soon()). */
+static uint64_t tick_interval_ns(struct manager *m) {
+        if (m->monitors || m->tracker_stalled || count_running(m) < m->n)
+                return TICK_BUSY_NS;
+        return DP_MIN(TICK_QUIET_NS, stall_limit_ns(m) / 2);
+}
+
+/* @last_usec, the look that ran, plus the interval: on the second grid that
+ * the readers' and the tracker's slow wake-ups share, when a second or more. */
+static uint64_t next_tick_usec(struct manager *m, uint64_t last_usec) {
+        uint64_t interval = tick_interval_ns(m);
+
+        if (interval < NSEC_PER_SEC)
+                return last_usec + interval / 1000;
+        return dp_second_grid_ns(last_usec * 1000 + interval) / 1000;
+}
+
+/* The look: the online CPUs, the sample rate, losses, the tracker's health,
+ * STATUS=, and the counter-derived Monitor() events. */
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
         uint64_t now = dp_now_ns(CLOCK_MONOTONIC), valid;
 
@@ -439,7 +471,14 @@ static int on_second(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         check_tracker(m, now);
         update_status(m, now);
-        return rearm(s, usec + 1000000ull);
+        return rearm(s, next_tick_usec(m, usec));
+}
+
+void manager_look_soon(struct manager *m) {
+        uint64_t now_usec = dp_now_ns(CLOCK_MONOTONIC) / 1000, at;
+
+        if (m->tick_source && sd_event_source_get_time(m->tick_source, &at) >= 0 && at > now_usec)
+                (void) sd_event_source_set_time(m->tick_source, now_usec);
 }
 
 /* Tells every reader to stop, wakes the sleeping ones and joins them.
@@ -659,7 +698,9 @@ int manager_run(struct manager *m) {
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, m->o.duration_usec, 0,
                                                on_duration, m);
         if (r >= 0)
-                r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, 1000000ull, 0, on_second, m);
+                r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC,
+                                      dp_second_grid_ns(dp_now_ns(CLOCK_MONOTONIC) + NSEC_PER_SEC) / 1000, 1,
+                                      on_tick, m);
         if (r >= 0 && m->o.print_interval_sec)
                 r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
                                                m->o.print_interval_sec * 1000000ull, 0, on_print, m);
@@ -669,6 +710,8 @@ int manager_run(struct manager *m) {
                 goto out;
         if (r > 0 && sd_watchdog_enabled(false, &m->watchdog_usec) <= 0)
                 m->watchdog_usec = 0;
+        /* A pass at least twice within the limit, resting or not. */
+        tracker_thread_set_heartbeat(m->tracker, stall_limit_ns(m) / 2);
 
         wait_for_samplers(m);
         running = count_running(m);
@@ -710,6 +753,7 @@ void manager_free(struct manager *m) {
         free(m->loss);
         if (m->stop_fd >= 0)
                 close(m->stop_fd);
+        sd_event_source_disable_unref(m->tick_source);
         sd_event_unref(m->event);
         event_hub_free(m->hub);
         hotplug_free(m->hotplug);

@@ -78,15 +78,16 @@ struct manager {
         sd_event *event;
         struct dp_varlink_server *varlink;
         sd_event_source *hub_source;
+        sd_event_source *tick_source;   /* the look at counters and CPUs (on_tick()) */
         struct monitor *monitors;       /* Monitor() subscribers */
         struct sampler_options sampler_options;
         uint64_t start_ns;
         struct dp_stats_view view;      /* scratch for reports */
 
-        /* Valid samples per second, from the last two one-second ticks. */
+        /* Valid samples per second, from the last two looks (1-5 s apart). */
         uint64_t rate_valid, rate_ns;
         double sample_rate;
-        struct dp_counter_values *prev; /* per CPU, at the last one-second tick */
+        struct dp_counter_values *prev; /* per CPU, at the last look */
         struct loss_report *loss;       /* per CPU */
 
         /* systemd: what the last STATUS= said, and the watchdog's view of the tracker. */
@@ -107,6 +108,10 @@ struct manager {
  * that is non-NULL (a NULL-terminated array; free with manager_errors_free()). */
 int manager_reload(struct manager *m, char ***ret_errors);
 void manager_errors_free(char **errors);
+
+/* The next look at the counters and CPUs now, not at its interval: a CPU
+ * left RUNNING, or a Monitor() subscriber wants its per-second events. */
+void manager_look_soon(struct manager *m);
 
 /* A fresh snapshot of every CPU's counters into m->view. */
 void manager_collect(struct manager *m);

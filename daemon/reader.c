@@ -30,6 +30,20 @@
  * makes a later view, never a sample counted out of its own interval. */
 #define QUIET_POLL_MAX_MS 1000
 
+/* epoll_wait()'s timeout for a poll of @poll_ms: one of a second or more
+ * ends on the second grid, where the other threads' slow wake-ups fall too
+ * (dp_second_grid_ns()); rounded up, so that it never wakes just short of it
+ * and again right after. */
+static int poll_timeout_ms(uint32_t poll_ms) {
+        uint64_t now, deadline;
+
+        if (poll_ms < 1000)
+                return (int) poll_ms;
+        now = dp_now_ns(CLOCK_MONOTONIC);
+        deadline = dp_second_grid_ns(now + (poll_ms - 1000) * NSEC_PER_MSEC + 1);
+        return (int) ((deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
+}
+
 /* The kernel's lost count; true when the event's time_enabled stood still
  * since the last call: the kernel detached it, its CPU went offline (perhaps
  * only for a moment, see cpu-hotplug.h). */
@@ -101,7 +115,7 @@ static void *reader_main(void *arg) {
         sampler_transition(s, DP_CPU_RUNNING, DP_STEP_NONE, 0);
         while (!atomic_load_explicit(s->stop, memory_order_acquire) &&
                !atomic_load_explicit(&s->halt, memory_order_acquire)) {
-                int n = epoll_wait(ep, events, 2, (int) poll_ms);
+                int n = epoll_wait(ep, events, 2, poll_timeout_ms(poll_ms));
                 bool hangup = false;
 
                 if (n < 0 && errno != EINTR) {

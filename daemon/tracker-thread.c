@@ -27,14 +27,21 @@
  * samples: at moderate rates this is one pass per aggregation interval
  * (bench/bench-overflow checks the queues at 1M samples/s per CPU). */
 #define SLEEP_MIN_NS 10000000ull
-#define SLEEP_MAX_NS 1000000000ull              /* a heartbeat at least this often */
+/* How long after a whole second a slow wake-up comes: the readers' drains
+ * there are done (reader.c's poll_timeout_ms()). */
+#define GRID_LAG_NS (2 * NSEC_PER_MSEC)
+/* A deadline this close counts as reached: a sleep moved to the grid may end
+ * a hair before what it waited for, which would otherwise cost a wake-up of
+ * its own right after (less than TICK_MARGIN_NS, so no sample is late). */
+#define DEADLINE_SLACK_NS SLEEP_MIN_NS
+#define SLEEP_MAX_NS 1000000000ull
 /* With nothing sampled since the last aggregation closed (which then had no
- * sample either), the thread sleeps this long, marked idle on every channel:
- * the first batch a reader pushes wakes it.  No aggregation closes while it
- * is idle; the next tick closes the whole quiet spell as one, and the maps
- * of targets nobody samples are not re-read.  What it costs when nothing
- * happens is this heartbeat (the watchdog's proof of life). */
-#define SLEEP_IDLE_NS SLEEP_MAX_NS
+ * sample either), the thread rests, marked idle on every channel: the first
+ * batch a reader pushes wakes it.  No aggregation closes while it is idle;
+ * the next tick closes the whole quiet spell as one, and the maps of targets
+ * nobody samples are not re-read.  What it costs when nothing happens is its
+ * heartbeat, the watchdog's proof of life, as seldom as the main loop allows
+ * (tracker_thread_set_heartbeat()). */
 /* While a Monitor() client takes sampled records (the first of each batch),
  * passes come at least this often, so that it gets a steady stream. */
 #define SLEEP_MAX_MONITORED_NS 40000000ull
@@ -77,6 +84,7 @@ struct tracker_thread {
         pthread_mutex_t pending_lock;           /* guards pending */
         struct pending_targets pending;
         _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
+        _Atomic uint64_t beat_every_ns;         /* no sleep longer: tracker_thread_set_heartbeat() */
 
         struct event_hub *hub;
         double sample_tokens;                   /* Monitor() sample budget */
@@ -388,6 +396,11 @@ static uint64_t until(uint64_t now, uint64_t deadline) {
         return deadline > now ? deadline - now : 0;
 }
 
+/* How long the thread may sleep at most: its heartbeat. */
+static uint64_t beat_every_ns(const struct tracker_thread *t) {
+        return atomic_load_explicit(&t->beat_every_ns, memory_order_relaxed);
+}
+
 /* How long to sleep at @now: until the fullest queue, filling as fast as in
  * the last pass, reaches a quarter, or something else is due. */
 static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
@@ -404,7 +417,29 @@ static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
         if (event_hub_sample_rate(t->hub) > 0)
                 ns = DP_MIN(ns, SLEEP_MAX_MONITORED_NS);
         /* A deadline just passed (the tick's clock starting): no busy loop. */
-        return DP_MIN(DP_MAX(ns, 1000000ull), SLEEP_MAX_NS);
+        ns = DP_MIN(DP_MAX(ns, 1000000ull), SLEEP_MAX_NS);
+        /* A slow wake-up moves to the second grid, just after the readers'
+         * drains there (earlier by at most half, or else later as far as the
+         * heartbeat allows): it then comes right behind theirs instead of
+         * waking a CPU by itself. */
+        if (ns >= SLEEP_MAX_NS / 2) {
+                uint64_t grid = dp_second_grid_ns(now + ns + 1) - NSEC_PER_SEC;
+
+                if (grid < now + ns / 2)
+                        grid += NSEC_PER_SEC;
+                ns = until(now, grid + GRID_LAG_NS);
+        }
+        return DP_MIN(ns, beat_every_ns(t));
+}
+
+/* How long to rest at @now, with nothing to do: one heartbeat, ending on
+ * the second grid when it is long enough to have room for that. */
+static uint64_t rest_ns(const struct tracker_thread *t, uint64_t now) {
+        uint64_t beat = beat_every_ns(t);
+
+        if (beat < 2 * NSEC_PER_SEC)
+                return beat;
+        return until(now, dp_second_grid_ns(now + beat - NSEC_PER_SEC) + GRID_LAG_NS);
 }
 
 /* Sleeps @ns or until woken through wake_fd. */
@@ -484,7 +519,7 @@ static bool rest_idle(struct tracker_thread *t) {
         t->fill_per_ns = 0;
         t->capped_until_ns = 0;
         channels_cap_poll_ms(t->channels, t->n, 0);
-        sleep_or_wake(t, SLEEP_IDLE_NS);
+        sleep_or_wake(t, rest_ns(t, dp_now_ns(CLOCK_MONOTONIC)));
         channels_clear_idle(t->channels, t->n);
         t->last_pass_ns = 0;
         return true;
@@ -512,7 +547,7 @@ static void *tracker_main(void *arg) {
                 if (!stopping && rest_idle(t))
                         continue;
 
-                if (close_aggregations(t, stopping, now, &more)) {
+                if (close_aggregations(t, stopping, now + DEADLINE_SLACK_NS, &more)) {
                         fullest += more;
                         adopt_unknown(t);
                         publish_snapshot(t);
@@ -521,7 +556,7 @@ static void *tracker_main(void *arg) {
                 if (stopping)
                         t->aggr_samples += drain_all(t, true, &more);
                 requested = atomic_exchange(&t->refresh_requested, false);
-                if (requested || now >= t->next_refresh_ns) {
+                if (requested || now + DEADLINE_SLACK_NS >= t->next_refresh_ns) {
                         refresh_targets(t, requested);
                         t->next_refresh_ns = now + t->config.maps_refresh_us * 1000;
                 }
@@ -596,6 +631,7 @@ int tracker_thread_start(const struct dp_config *config, struct channel *channel
         publish_snapshot(t);
 
         atomic_store_explicit(&t->heartbeat_ns, dp_now_ns(CLOCK_MONOTONIC), memory_order_relaxed);
+        atomic_store_explicit(&t->beat_every_ns, SLEEP_MAX_NS, memory_order_relaxed);
         r = -pthread_create(&t->thread, NULL, tracker_main, t);
         if (r < 0)
                 goto fail;
@@ -639,6 +675,11 @@ uint32_t tracker_thread_target_capacity(struct tracker_thread *t) {
 
 void tracker_thread_request_refresh(struct tracker_thread *t) {
         atomic_store(&t->refresh_requested, true);
+        wake(t);
+}
+
+void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns) {
+        atomic_store_explicit(&t->beat_every_ns, DP_MAX(every_ns, SLEEP_MIN_NS), memory_order_relaxed);
         wake(t);
 }
 

@@ -40,8 +40,13 @@ void tracker_thread_keep_granules(struct tracker_thread *t, bool keep);
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);
 
+/* The longest the thread may go between two passes, resting or not: the
+ * main loop's stall limit allows that much (1 s until told). */
+void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns);
+
 /* CLOCK_MONOTONIC ns when the thread last began a pass of its loop: a
- * watchdog's sign of life.  A pass takes at most a few tens of ms when healthy. */
+ * watchdog's sign of life.  A pass takes at most a few tens of ms when healthy,
+ * and the thread sleeps at most as long as tracker_thread_set_heartbeat() said. */
 uint64_t tracker_thread_heartbeat_ns(struct tracker_thread *t);
 
 /* Stops the thread after a last drain of every queue; idempotent. */

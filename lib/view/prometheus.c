@@ -164,7 +164,7 @@ int dp_prometheus_write_stats(FILE *f, const struct dp_stats_reply *r) {
         put_family(f, PREFIX "uptime_seconds", "gauge", "Seconds since the daemon started.");
         fprintf(f, PREFIX "uptime_seconds %" PRIi64 ".%06" PRIi64 "\n", r->uptime_usec / 1000000,
                 r->uptime_usec % 1000000);
-        put_family(f, PREFIX "sample_rate", "gauge", "Valid samples per second over the last second.");
+        put_family(f, PREFIX "sample_rate", "gauge", "Valid samples per second over the last few seconds.");
         fputs(PREFIX "sample_rate ", f);
         put_double(f, r->sample_rate);
         fputc('\n', f);
