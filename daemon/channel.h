@@ -43,7 +43,8 @@ struct channel {
          * waits that long before it closes an aggregation. */
         atomic_uint poll_ms;
         /* The longest the consumer lets it go, in ms (0: as long as it likes):
-         * while a queue fills fast, samples cannot wait long for a slow one. */
+         * while a queue fills fast, samples cannot wait long for a slow one;
+         * while somebody looks at the view, it is not to be long out of date. */
         atomic_uint poll_cap_ms;
         /* Each owner's counters (dp_counters_publish()) and the CPU's state.
          * Cache-line aligned, which makes struct channel so too. */

@@ -38,24 +38,32 @@ static int reply_json(struct dp_varlink_call *call, json_t *reply) {
         return r;
 }
 
+/* A query: the view is looked at, so it is kept fresh for a while. */
+static struct manager *looked_at(void *userdata) {
+        struct manager *m = userdata;
+
+        tracker_thread_want_fresh(m->tracker);
+        return m;
+}
+
 static int method_get_stats(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_stats(userdata));
+        return reply_json(call, api_get_stats(looked_at(userdata)));
 }
 
 static int method_get_cpus(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_cpus(userdata));
+        return reply_json(call, api_get_cpus(looked_at(userdata)));
 }
 
 static int method_get_targets(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_targets(userdata));
+        return reply_json(call, api_get_targets(looked_at(userdata)));
 }
 
 static int method_get_damon_view(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_damon_view(userdata));
+        return reply_json(call, api_get_damon_view(looked_at(userdata)));
 }
 
 static int method_get_regions(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
@@ -72,7 +80,7 @@ static int method_get_regions(struct dp_varlink_call *call, json_t *parameters, 
                         return dp_varlink_call_reply_invalid_parameter(call, "limit");
                 l = (size_t) json_integer_value(limit);
         }
-        r = api_get_regions(userdata, t, l, &reply);
+        r = api_get_regions(looked_at(userdata), t, l, &reply);
         if (r == -ENOENT) {
                 json_t *p = json_pack("{s:I}", "target", (json_int_t) t);
 

@@ -471,6 +471,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         check_tracker(m, now);
         update_status(m, now);
+        /* A Monitor() subscriber follows the counters as they move. */
+        if (m->monitors)
+                tracker_thread_want_fresh(m->tracker);
         return rearm(s, next_tick_usec(m, usec));
 }
 

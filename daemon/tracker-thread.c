@@ -45,6 +45,13 @@
 /* While a Monitor() client takes sampled records (the first of each batch),
  * passes come at least this often, so that it gets a steady stream. */
 #define SLEEP_MAX_MONITORED_NS 40000000ull
+/* While somebody looks at the view, readers drain their rings at least this
+ * often, so that what is shown is at most about a second old: a varlink query
+ * in the last FRESH_AFTER_QUERY_NS (tracker_thread_want_fresh()), a Monitor()
+ * call taking samples, or hints given to DAMON.  Otherwise a quiet reader
+ * sleeps up to reader.c's QUIET_POLL_MAX_MS, and the tracker with it. */
+#define FRESH_POLL_MS 1000u
+#define FRESH_AFTER_QUERY_NS (10 * NSEC_PER_SEC)
 /* How late a sample may reach a queue beyond its reader's poll interval
  * before the aggregation it belongs to closes. */
 #define TICK_MARGIN_NS 50000000ull
@@ -85,6 +92,7 @@ struct tracker_thread {
         struct pending_targets pending;
         _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
         _Atomic uint64_t beat_every_ns;         /* no sleep longer: tracker_thread_set_heartbeat() */
+        _Atomic uint64_t fresh_until_ns;        /* tracker_thread_want_fresh() */
 
         struct event_hub *hub;
         double sample_tokens;                   /* Monitor() sample budget */
@@ -349,6 +357,22 @@ static uint64_t queue_quarter(const struct tracker_thread *t) {
         return 0;
 }
 
+/* Whether somebody looks at the view now (see FRESH_POLL_MS). */
+static bool looked_at(const struct tracker_thread *t, uint64_t now) {
+        return now < atomic_load_explicit(&t->fresh_until_ns, memory_order_relaxed) ||
+               event_hub_sample_rate(t->hub) > 0 || atomic_load_explicit(&t->keep_granules, memory_order_relaxed);
+}
+
+/* @cap_ms, the readers' cap for their queues' sake, within FRESH_POLL_MS
+ * (or the configured poll, if longer) while somebody looks. */
+static uint32_t fresh_cap_ms(const struct tracker_thread *t, uint64_t now, uint32_t cap_ms) {
+        uint32_t fresh = DP_MAX(FRESH_POLL_MS, t->config.poll_ms);
+
+        if (!looked_at(t, now))
+                return cap_ms;
+        return cap_ms ? DP_MIN(cap_ms, fresh) : fresh;
+}
+
 /*
  * Whether the queues afford the slowest reader's poll: samples of the
  * aggregations after next wait in them meanwhile.  While the fullest fills a
@@ -371,7 +395,7 @@ static void update_poll_cap(struct tracker_thread *t, uint64_t now) {
                 t->poll_cap_ms = (uint32_t) DP_MIN(DP_MAX(afford_ms, (double) t->config.poll_ms), (double) longest);
                 t->capped_until_ns = now + CAPPED_HOLD_NS;
         }
-        channels_cap_poll_ms(t->channels, t->n, now < t->capped_until_ns ? t->poll_cap_ms : 0);
+        channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, now, now < t->capped_until_ns ? t->poll_cap_ms : 0));
 }
 
 /* How long after its end an aggregation may close: the slowest reader's
@@ -404,8 +428,9 @@ static uint64_t beat_every_ns(const struct tracker_thread *t) {
 /* How long to sleep at @now: until the fullest queue, filling as fast as in
  * the last pass, reaches a quarter, or something else is due. */
 static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
-        uint64_t ns = SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
         uint64_t idle_poll, lag = tick_lag_ns(t, now, &idle_poll);
+        bool unwatched = idle_poll > 0 && !looked_at(t, now);
+        uint64_t ns = unwatched ? beat_every_ns(t) : SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
 
         if (t->fill_per_ns > 0)
                 ns = DP_MAX((uint64_t) ((double) queue_quarter(t) / t->fill_per_ns), SLEEP_MIN_NS);
@@ -413,11 +438,16 @@ static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
          * their samples arrive. */
         if (due > 0)
                 ns = DP_MIN(ns, DP_MAX(until(now, due + lag), idle_poll));
-        ns = DP_MIN(ns, until(now, t->next_refresh_ns));
+        /* While nobody looks and the readers bring samples only every few
+         * seconds, a maps refresh between their batches has nothing new to
+         * act on, and nobody to show it to: it waits for the pass that takes
+         * the next batch, as the heartbeat does. */
+        if (!unwatched)
+                ns = DP_MIN(ns, DP_MIN(until(now, t->next_refresh_ns), SLEEP_MAX_NS));
         if (event_hub_sample_rate(t->hub) > 0)
                 ns = DP_MIN(ns, SLEEP_MAX_MONITORED_NS);
         /* A deadline just passed (the tick's clock starting): no busy loop. */
-        ns = DP_MIN(DP_MAX(ns, 1000000ull), SLEEP_MAX_NS);
+        ns = DP_MAX(ns, 1000000ull);
         /* A slow wake-up moves to the second grid, just after the readers'
          * drains there (earlier by at most half, or else later as far as the
          * heartbeat allows): it then comes right behind theirs instead of
@@ -433,9 +463,14 @@ static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
 }
 
 /* How long to rest at @now, with nothing to do: one heartbeat, ending on
- * the second grid when it is long enough to have room for that. */
+ * the second grid when it is long enough to have room for that; a second
+ * while somebody looks. */
 static uint64_t rest_ns(const struct tracker_thread *t, uint64_t now) {
         uint64_t beat = beat_every_ns(t);
+
+        /* Somebody looks: an exited target is dropped within a refresh. */
+        if (looked_at(t, now))
+                return DP_MIN(beat, SLEEP_MAX_NS);
 
         if (beat < 2 * NSEC_PER_SEC)
                 return beat;
@@ -518,7 +553,7 @@ static bool rest_idle(struct tracker_thread *t) {
         /* Nothing queued: no reader needs to be held to a fast poll. */
         t->fill_per_ns = 0;
         t->capped_until_ns = 0;
-        channels_cap_poll_ms(t->channels, t->n, 0);
+        channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, dp_now_ns(CLOCK_MONOTONIC), 0));
         sleep_or_wake(t, rest_ns(t, dp_now_ns(CLOCK_MONOTONIC)));
         channels_clear_idle(t->channels, t->n);
         t->last_pass_ns = 0;
@@ -676,6 +711,11 @@ uint32_t tracker_thread_target_capacity(struct tracker_thread *t) {
 void tracker_thread_request_refresh(struct tracker_thread *t) {
         atomic_store(&t->refresh_requested, true);
         wake(t);
+}
+
+void tracker_thread_want_fresh(struct tracker_thread *t) {
+        atomic_store_explicit(&t->fresh_until_ns, dp_now_ns(CLOCK_MONOTONIC) + FRESH_AFTER_QUERY_NS,
+                              memory_order_relaxed);
 }
 
 void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns) {

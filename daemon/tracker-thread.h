@@ -40,6 +40,11 @@ void tracker_thread_keep_granules(struct tracker_thread *t, bool keep);
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);
 
+/* Somebody looks at the view (a varlink query): for the next several
+ * seconds the readers drain at least once a second, so that what the next
+ * queries show is at most about a second old. */
+void tracker_thread_want_fresh(struct tracker_thread *t);
+
 /* The longest the thread may go between two passes, resting or not: the
  * main loop's stall limit allows that much (1 s until told). */
 void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns);
