@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "channel.h"
 
@@ -16,6 +17,7 @@ struct channel *channels_new(size_t n) {
         for (size_t i = 0; i < n; i++) {
                 channels[i].cpu = -1;
                 atomic_init(&channels[i].wake_fd, -1);
+                channels[i].poke_fd = -1;
                 dp_cpu_stats_init(&channels[i].stats);
         }
         return channels;
@@ -24,12 +26,17 @@ struct channel *channels_new(size_t n) {
 int channel_open(struct channel *c, int cpu, const struct dp_source *source, size_t queue_capacity) {
         c->cpu = cpu;
         c->source = source;
+        if (c->poke_fd < 0)
+                c->poke_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         return dp_spsc_new(queue_capacity, &c->queue);
 }
 
 void channels_free(struct channel *channels, size_t n) {
-        for (size_t i = 0; channels && i < n; i++)
+        for (size_t i = 0; channels && i < n; i++) {
                 dp_spsc_free(channels[i].queue);
+                if (channels[i].poke_fd >= 0)
+                        close(channels[i].poke_fd);
+        }
         free(channels);
 }
 
@@ -98,7 +105,13 @@ void channels_poll_span(const struct channel *channels, size_t n, uint32_t floor
 }
 
 void channels_cap_poll_ms(struct channel *channels, size_t n, uint32_t cap_ms) {
-        for (size_t i = 0; i < n; i++)
-                if (atomic_load_explicit(&channels[i].poll_cap_ms, memory_order_relaxed) != cap_ms)
-                        atomic_store_explicit(&channels[i].poll_cap_ms, cap_ms, memory_order_relaxed);
+        for (size_t i = 0; i < n; i++) {
+                struct channel *c = &channels[i];
+
+                if (atomic_load_explicit(&c->poll_cap_ms, memory_order_relaxed) == cap_ms)
+                        continue;
+                atomic_store_explicit(&c->poll_cap_ms, cap_ms, memory_order_relaxed);
+                if (cap_ms && c->poke_fd >= 0 && atomic_load_explicit(&c->poll_ms, memory_order_relaxed) > cap_ms)
+                        (void) eventfd_write(c->poke_fd, 1);
+        }
 }

@@ -46,6 +46,11 @@ struct channel {
          * while a queue fills fast, samples cannot wait long for a slow one;
          * while somebody looks at the view, it is not to be long out of date. */
         atomic_uint poll_cap_ms;
+        /* The producer's eventfd, written by the consumer when it caps the
+         * poll below the producer's current sleep, so that the cap holds from
+         * now rather than from the producer's next wake-up; -1: none (the
+         * cap then waits for that wake-up). */
+        int poke_fd;
         /* Each owner's counters (dp_counters_publish()) and the CPU's state.
          * Cache-line aligned, which makes struct channel so too. */
         struct dp_cpu_stats stats;
@@ -55,7 +60,8 @@ struct channel {
  * aligned; NULL when out of memory.  Free with channels_free(). */
 struct channel *channels_new(size_t n);
 
-/* Gives @c its CPU, source and a queue of @queue_capacity samples. */
+/* Gives @c its CPU, source, a queue of @queue_capacity samples and, when an
+ * eventfd can be had, its poke fd. */
 int channel_open(struct channel *c, int cpu, const struct dp_source *source, size_t queue_capacity);
 
 /* Frees every queue and the array; NULL is fine.  Only once neither side
@@ -92,7 +98,8 @@ static inline uint32_t channel_capped_poll_ms(const struct channel *c, uint32_t 
         return cap && ms > cap ? cap : ms;
 }
 
-/* Consumer side: every channel's cap (0: none). */
+/* Consumer side: every channel's cap (0: none); a producer sleeping longer
+ * than a new cap is poked awake. */
 void channels_cap_poll_ms(struct channel *channels, size_t n, uint32_t cap_ms);
 
 /* Consumer side: the longest and the shortest poll interval any running

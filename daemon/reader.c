@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 
 #include "channel.h"
@@ -77,22 +78,25 @@ static void drain_and_publish(struct sampler *s, bool stopping) {
         }
 }
 
-/* An epoll fd watching the event's ring and the stop fd, or a negative errno. */
+/* An epoll fd watching the event's ring, the stop fd and the channel's poke
+ * fd, or a negative errno. */
 static int open_epoll(const struct sampler *s) {
         _cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
+        int poke = s->channel->poke_fd;
 
         if (ep < 0)
                 return dp_negative_errno();
         if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &(struct epoll_event) { .events = EPOLLIN, .data.fd = s->fd }) < 0 ||
             epoll_ctl(ep, EPOLL_CTL_ADD, s->stop_fd,
-                      &(struct epoll_event) { .events = EPOLLIN, .data.fd = s->stop_fd }) < 0)
+                      &(struct epoll_event) { .events = EPOLLIN, .data.fd = s->stop_fd }) < 0 ||
+            (poke >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, poke, &(struct epoll_event) { .events = EPOLLIN, .data.fd = poke }) < 0))
                 return dp_negative_errno();
         return DP_TAKE_FD(ep);
 }
 
 static void *reader_main(void *arg) {
         struct sampler *s = arg;
-        struct epoll_event events[2];
+        struct epoll_event events[3];
         uint64_t next_lost_read = 0;
         uint32_t poll_ms = s->poll_ms, slept_ms;
         uint64_t now;
@@ -117,16 +121,21 @@ static void *reader_main(void *arg) {
         sampler_transition(s, DP_CPU_RUNNING, DP_STEP_NONE, 0);
         while (!atomic_load_explicit(s->stop, memory_order_acquire) &&
                !atomic_load_explicit(&s->halt, memory_order_acquire)) {
-                int n = epoll_wait(ep, events, 2, poll_timeout_ms(poll_ms));
+                int n = epoll_wait(ep, events, DP_ARRAY_SIZE(events), poll_timeout_ms(poll_ms));
                 bool hangup = false;
 
                 if (n < 0 && errno != EINTR) {
                         r = dp_negative_errno();
                         break;
                 }
-                for (int i = 0; i < n; i++)
+                for (int i = 0; i < n; i++) {
+                        eventfd_t poked;
+
                         if (events[i].data.fd == s->fd && (events[i].events & (EPOLLHUP | EPOLLERR)))
                                 hangup = true;
+                        else if (events[i].data.fd == s->channel->poke_fd)
+                                (void) eventfd_read(s->channel->poke_fd, &poked);
+                }
 
                 drain_and_publish(s, false);
                 now = dp_now_ns(CLOCK_MONOTONIC);

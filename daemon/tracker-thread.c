@@ -714,8 +714,12 @@ void tracker_thread_request_refresh(struct tracker_thread *t) {
 }
 
 void tracker_thread_want_fresh(struct tracker_thread *t) {
-        atomic_store_explicit(&t->fresh_until_ns, dp_now_ns(CLOCK_MONOTONIC) + FRESH_AFTER_QUERY_NS,
-                              memory_order_relaxed);
+        uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
+
+        /* The first query after a quiet spell: the readers are capped (and
+         * poked awake) at once, so that the queries after it see fresh data. */
+        if (atomic_exchange(&t->fresh_until_ns, now + FRESH_AFTER_QUERY_NS) <= now)
+                wake(t);
 }
 
 void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns) {

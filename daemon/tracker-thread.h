@@ -41,8 +41,8 @@ void tracker_thread_keep_granules(struct tracker_thread *t, bool keep);
 void tracker_thread_request_refresh(struct tracker_thread *t);
 
 /* Somebody looks at the view (a varlink query): for the next several
- * seconds the readers drain at least once a second, so that what the next
- * queries show is at most about a second old. */
+ * seconds the readers drain at least once a second, starting now, so that
+ * what the next queries show is at most about a second old. */
 void tracker_thread_want_fresh(struct tracker_thread *t);
 
 /* The longest the thread may go between two passes, resting or not: the
