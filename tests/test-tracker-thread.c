@@ -3,13 +3,15 @@
  * The daemon's tracker thread (daemon/tracker-thread.c) against channels
  * (daemon/channel.c) this test builds and fills by hand, without samplers:
  * between aggregations it sleeps rather than polls, a queue past half full
- * wakes it at once, and stop does not wait for its sleep to end.  The
+ * wakes it at once, stop does not wait for its sleep to end, and a query caps
+ * the readers' polls at once, poking awake those that sleep longer.  The
  * intervals are set long (a second), so that "at once" and "asleep" are
  * hundreds of milliseconds apart even on a busy machine.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,6 +300,66 @@ START_TEST(test_lag_follows_the_slowest_reader) {
 }
 END_TEST
 
+/* Whether channel @i's poke fd was written since the last look (and clears it). */
+static bool poked(struct rig *r, size_t i) {
+        eventfd_t value;
+
+        ck_assert_int_ge(r->channels[i].poke_fd, 0);
+        return eventfd_read(r->channels[i].poke_fd, &value) == 0 && value > 0;
+}
+
+/* Waits up to @limit seconds for every channel's cap to be @cap_ms. */
+static bool capped_within(struct rig *r, unsigned cap_ms, double limit) {
+        for (double t0 = now_s(); now_s() - t0 < limit; sleep_s(0.005)) {
+                size_t n = 0;
+
+                for (size_t i = 0; i < CHANNELS; i++)
+                        n += atomic_load(&r->channels[i].poll_cap_ms) == cap_ms;
+                if (n == CHANNELS)
+                        return true;
+        }
+        return false;
+}
+
+/* Nobody looks: readers that say they sleep 5 s are left to it.  A query
+ * (tracker_thread_want_fresh()) caps them at a second at once, and pokes
+ * each awake, since each sleeps longer than that; another query changes
+ * nothing and pokes nobody. */
+START_TEST(test_a_query_caps_and_pokes_sleeping_readers) {
+        struct rig *r = rig_start_saying(100, 5000);
+
+        wait_first_pass(r);
+        ck_assert(capped_within(r, 0, 0.01));
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert(!poked(r, i));
+
+        tracker_thread_want_fresh(r->tt);
+        ck_assert_msg(capped_within(r, 1000, 0.5), "a query left the readers uncapped");
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert_msg(poked(r, i), "channel %zu's reader was not poked awake", i);
+
+        tracker_thread_want_fresh(r->tt);
+        sleep_s(0.1);
+        ck_assert(capped_within(r, 1000, 0.01));
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert(!poked(r, i));
+        rig_free(r);
+}
+END_TEST
+
+/* Readers that already poll within the cap are capped but not poked. */
+START_TEST(test_a_query_leaves_fast_readers_asleep) {
+        struct rig *r = rig_start_saying(100, 500);
+
+        wait_first_pass(r);
+        tracker_thread_want_fresh(r->tt);
+        ck_assert(capped_within(r, 1000, 0.5));
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert(!poked(r, i));
+        rig_free(r);
+}
+END_TEST
+
 static Suite *tracker_thread_suite(void) {
         Suite *s = suite_create("tracker-thread");
         TCase *tc = tcase_create("core");
@@ -310,6 +372,8 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_a_busy_queue_caps_the_lag);
         tcase_add_test(tc, test_samples_ahead_wait_for_their_aggregation);
         tcase_add_test(tc, test_lag_follows_the_slowest_reader);
+        tcase_add_test(tc, test_a_query_caps_and_pokes_sleeping_readers);
+        tcase_add_test(tc, test_a_query_leaves_fast_readers_asleep);
         suite_add_tcase(s, tc);
         return s;
 }
