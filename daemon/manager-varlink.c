@@ -39,7 +39,7 @@ static int reply_json(struct dp_varlink_call *call, json_t *reply) {
 }
 
 /* A query: the view is looked at, so it is kept fresh for a while. */
-static struct manager *looked_at(void *userdata) {
+static struct manager *queried(void *userdata) {
         struct manager *m = userdata;
 
         tracker_thread_want_fresh(m->tracker);
@@ -48,22 +48,22 @@ static struct manager *looked_at(void *userdata) {
 
 static int method_get_stats(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_stats(looked_at(userdata)));
+        return reply_json(call, api_get_stats(queried(userdata)));
 }
 
 static int method_get_cpus(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_cpus(looked_at(userdata)));
+        return reply_json(call, api_get_cpus(queried(userdata)));
 }
 
 static int method_get_targets(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_targets(looked_at(userdata)));
+        return reply_json(call, api_get_targets(queried(userdata)));
 }
 
 static int method_get_damon_view(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
         (void) parameters;
-        return reply_json(call, api_get_damon_view(looked_at(userdata)));
+        return reply_json(call, api_get_damon_view(queried(userdata)));
 }
 
 static int method_get_regions(struct dp_varlink_call *call, json_t *parameters, void *userdata) {
@@ -80,7 +80,7 @@ static int method_get_regions(struct dp_varlink_call *call, json_t *parameters, 
                         return dp_varlink_call_reply_invalid_parameter(call, "limit");
                 l = (size_t) json_integer_value(limit);
         }
-        r = api_get_regions(looked_at(userdata), t, l, &reply);
+        r = api_get_regions(queried(userdata), t, l, &reply);
         if (r == -ENOENT) {
                 json_t *p = json_pack("{s:I}", "target", (json_int_t) t);
 

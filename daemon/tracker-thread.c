@@ -34,14 +34,9 @@
  * a hair before what it waited for, which would otherwise cost a wake-up of
  * its own right after (less than TICK_MARGIN_NS, so no sample is late). */
 #define DEADLINE_SLACK_NS SLEEP_MIN_NS
+/* The longest sleep while somebody looks at the view or the readers poll as
+ * configured; otherwise the heartbeat bounds it (tracker_thread_set_heartbeat()). */
 #define SLEEP_MAX_NS 1000000000ull
-/* With nothing sampled since the last aggregation closed (which then had no
- * sample either), the thread rests, marked idle on every channel: the first
- * batch a reader pushes wakes it.  No aggregation closes while it is idle;
- * the next tick closes the whole quiet spell as one, and the maps of targets
- * nobody samples are not re-read.  What it costs when nothing happens is its
- * heartbeat, the watchdog's proof of life, as seldom as the main loop allows
- * (tracker_thread_set_heartbeat()). */
 /* While a Monitor() client takes sampled records (the first of each batch),
  * passes come at least this often, so that it gets a steady stream. */
 #define SLEEP_MAX_MONITORED_NS 40000000ull
@@ -544,8 +539,15 @@ static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t
 
 /* Sleeps idle, and returns true, when nothing was sampled since a quiet
  * aggregation closed and nobody waits for the thread: no reload, no refresh
- * asked, no Monitor() client. */
+ * asked, no Monitor() client.  Marked idle on every channel, the first batch
+ * a reader pushes wakes it.  No aggregation closes while it is idle; the next
+ * tick closes the whole quiet spell as one, and the maps of targets nobody
+ * samples are not re-read.  What it costs when nothing happens is its
+ * heartbeat, the watchdog's proof of life, as seldom as the main loop allows
+ * (rest_ns()). */
 static bool rest_idle(struct tracker_thread *t) {
+        uint64_t now;
+
         if (!t->quiet || t->aggr_samples > 0 || atomic_load(&t->pending_set) ||
             atomic_load(&t->refresh_requested) || event_hub_sample_rate(t->hub) > 0 ||
             !channels_mark_idle(t->channels, t->n))
@@ -553,8 +555,9 @@ static bool rest_idle(struct tracker_thread *t) {
         /* Nothing queued: no reader needs to be held to a fast poll. */
         t->fill_per_ns = 0;
         t->capped_until_ns = 0;
-        channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, dp_now_ns(CLOCK_MONOTONIC), 0));
-        sleep_or_wake(t, rest_ns(t, dp_now_ns(CLOCK_MONOTONIC)));
+        now = dp_now_ns(CLOCK_MONOTONIC);
+        channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, now, 0));
+        sleep_or_wake(t, rest_ns(t, now));
         channels_clear_idle(t->channels, t->n);
         t->last_pass_ns = 0;
         return true;

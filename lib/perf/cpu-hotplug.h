@@ -15,10 +15,12 @@
  * is detached its time_enabled stands still, while an enabled live event's
  * grows with every read.
  *
- * So the daemon looks twice: at /sys/devices/system/cpu/online once a second
- * (dp_hotplug_decide() per configured CPU), and each reader at its event's
- * time_enabled once a second (dp_event_liveness_stalled()), which also
- * catches a CPU that went offline and came back between two looks at the list.
+ * So the daemon looks twice: each reader at its event's time_enabled at
+ * every wake-up, at most once a second (dp_event_liveness_stalled()), which
+ * also catches a CPU that went offline and came back between two looks at
+ * the list; and the main loop at /sys/devices/system/cpu/online
+ * (dp_hotplug_decide() per configured CPU) when a reader finds its event
+ * stalled, and then once a second until every CPU runs again.
  */
 
 #include <stdbool.h>
