@@ -73,6 +73,7 @@ struct tracker_thread {
         struct channel *channels;
         size_t n;
         struct dp_counter_values *counters;     /* tracker-owned, one per channel */
+        uint64_t *published_seen;               /* each queue's intake count at the last pass */
         struct dp_tracker *tracker;
         pid_t self;
 
@@ -97,9 +98,10 @@ struct tracker_thread {
         uint64_t last_pass_ns;                  /* for the fill rate of the queues */
         uint64_t aggr_samples;                  /* drained since the last aggregation closed */
         bool quiet;                             /* the last aggregation closed had no sample */
-        double fill_per_ns;                     /* the fullest queue's intake in the last pass */
-        uint64_t capped_until_ns;               /* readers held to poll_cap_ms until then */
-        uint32_t poll_cap_ms;
+        double fill_per_ns;                     /* the fullest queue's intake rate since the last pass */
+        uint64_t capped_until_ns;               /* poll_cap_ms held at least until then */
+        uint32_t poll_cap_ms;                   /* the readers' cap for the queues' sake; 0: none */
+        uint32_t uncapped_poll_ms;              /* the slowest reader's poll before the cap */
         struct dp_tracker_snapshot work;        /* filled by the thread */
         pthread_mutex_t lock;                   /* guards published */
         struct dp_tracker_snapshot published;
@@ -302,12 +304,11 @@ static void apply_pending_targets(struct tracker_thread *t) {
 /* Takes what is queued now, but for samples of the aggregation after next:
  * those wait for the tick that opens it, unless @take_all (the last drain)
  * or their queue is past half full when looked at.  Returns the number of
- * samples taken, and in *@fullest the most taken from any one queue. */
-static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest) {
+ * samples taken. */
+static size_t drain_all(struct tracker_thread *t, bool take_all) {
         uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
         size_t total = 0;
 
-        *fullest = 0;
         for (size_t i = 0; i < t->n; i++) {
                 struct channel *ch = &t->channels[i];
                 struct dp_spsc *q = ch->queue;
@@ -330,7 +331,6 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
                         if (n < peeked)
                                 break;
                 }
-                *fullest = DP_MAX(*fullest, got);
                 if (got) {
                         c->v[DP_C_DEQUEUE] += got;
                         c->v[DP_C_DRAIN]++;
@@ -343,6 +343,25 @@ static size_t drain_all(struct tracker_thread *t, bool take_all, size_t *fullest
 }
 
 #define CAPPED_HOLD_NS NSEC_PER_SEC
+
+/* The most samples any one queue took in since the last call: what its
+ * reader pushed, not what the passes drained (samples held for their
+ * aggregation and taken later would make a burst out of a steady rate). */
+static size_t fullest_intake(struct tracker_thread *t) {
+        size_t fullest = 0;
+
+        for (size_t i = 0; i < t->n; i++) {
+                uint64_t total;
+
+                if (!t->channels[i].queue)
+                        continue;
+                /* A queue lives as long as its channel: its count only grows. */
+                total = dp_spsc_published_consumer(t->channels[i].queue);
+                fullest = DP_MAX(fullest, (size_t) (total - t->published_seen[i]));
+                t->published_seen[i] = total;
+        }
+        return fullest;
+}
 
 /* A quarter of a queue (every queue has the one capacity; a CPU that failed has none). */
 static uint64_t queue_quarter(const struct tracker_thread *t) {
@@ -383,14 +402,28 @@ static void update_poll_cap(struct tracker_thread *t, uint64_t now) {
         double quarter = (double) queue_quarter(t);
         uint32_t longest, shortest;
 
-        channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
-        if ((double) (longest * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns >= quarter) {
-                double afford_ms = (quarter / t->fill_per_ns - (double) (TICK_MARGIN_NS + aggr)) / NSEC_PER_MSEC;
-
-                t->poll_cap_ms = (uint32_t) DP_MIN(DP_MAX(afford_ms, (double) t->config.poll_ms), (double) longest);
-                t->capped_until_ns = now + CAPPED_HOLD_NS;
+        /* While capped the readers poll as told: whether the cap is still
+         * needed is judged by the poll they chose before it. */
+        if (t->poll_cap_ms == 0) {
+                channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
+                t->uncapped_poll_ms = longest;
         }
-        channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, now, now < t->capped_until_ns ? t->poll_cap_ms : 0));
+        if ((double) (t->uncapped_poll_ms * NSEC_PER_MSEC + TICK_MARGIN_NS + aggr) * t->fill_per_ns >= quarter) {
+                double afford_ms = (quarter / t->fill_per_ns - (double) (TICK_MARGIN_NS + aggr)) / NSEC_PER_MSEC;
+                uint32_t cap = (uint32_t) DP_MIN(DP_MAX(afford_ms, (double) t->config.poll_ms),
+                                                 (double) t->uncapped_poll_ms);
+
+                /* A cap lowered pokes every reader sleeping longer: one within
+                 * a quarter of the affordable either way stands (the queues
+                 * force a drain only at half), or each wobble of the measured
+                 * rate would wake them all. */
+                if (t->poll_cap_ms == 0 || 4 * (uint64_t) cap > 5 * (uint64_t) t->poll_cap_ms ||
+                    5 * (uint64_t) cap < 4 * (uint64_t) t->poll_cap_ms)
+                        t->poll_cap_ms = cap;
+                t->capped_until_ns = now + CAPPED_HOLD_NS;
+        } else if (now >= t->capped_until_ns)
+                t->poll_cap_ms = 0;
+        channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, now, t->poll_cap_ms));
 }
 
 /* How long after its end an aggregation may close: the slowest reader's
@@ -398,10 +431,10 @@ static void update_poll_cap(struct tracker_thread *t, uint64_t now) {
  * capped), plus a margin.  In *@ret_idle_poll_ns, how soon the readers bring
  * anything new when every one of them polls slower than configured (a quiet
  * machine), else 0. */
-static uint64_t tick_lag_ns(const struct tracker_thread *t, uint64_t now, uint64_t *ret_idle_poll_ns) {
+static uint64_t tick_lag_ns(const struct tracker_thread *t, uint64_t *ret_idle_poll_ns) {
         uint32_t longest, shortest;
 
-        if (now < t->capped_until_ns)
+        if (t->poll_cap_ms)
                 longest = shortest = t->poll_cap_ms;
         else
                 channels_poll_span(t->channels, t->n, t->config.poll_ms, &longest, &shortest);
@@ -423,7 +456,7 @@ static uint64_t beat_every_ns(const struct tracker_thread *t) {
 /* How long to sleep at @now: until the fullest queue, filling as fast as in
  * the last pass, reaches a quarter, or something else is due. */
 static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
-        uint64_t idle_poll, lag = tick_lag_ns(t, now, &idle_poll);
+        uint64_t idle_poll, lag = tick_lag_ns(t, &idle_poll);
         bool unwatched = idle_poll > 0 && !looked_at(t, now);
         uint64_t ns = unwatched ? beat_every_ns(t) : SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
 
@@ -504,17 +537,15 @@ static uint64_t oldest_queued_ns(struct tracker_thread *t) {
  * Closes every aggregation whose samples can all have been drained (their
  * readers poll at most the lag apart), one at a time, draining what waited
  * for each next one to open; a quiet spell closes as one.  Returns whether
- * any closed, with in *@fullest the most taken from one queue meanwhile.
+ * any closed.
  */
-static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now, size_t *fullest) {
-        uint64_t lag = tick_lag_ns(t, now, NULL), upto = now > lag ? now - lag : 0;
+static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now) {
+        uint64_t lag = tick_lag_ns(t, NULL), upto = now > lag ? now - lag : 0;
         bool closed = false;
-        size_t more;
 
         /* Stopping, the readers have drained their last: nothing is late. */
         if (stopping)
                 upto = now;
-        *fullest = 0;
         for (;;) {
                 uint64_t due = dp_tracker_aggregation_due_ns(t->tracker);
                 uint64_t at = due > 0 && due < upto ? due : upto;
@@ -530,8 +561,7 @@ static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t
                 /* What waited for the aggregation that opened (stopping too:
                  * each closes with its own samples, the last second's of
                  * slow readers included). */
-                t->aggr_samples = drain_all(t, false, &more);
-                *fullest = DP_MAX(*fullest, more);
+                t->aggr_samples = drain_all(t, false);
                 if (at == upto)
                         return true;
         }
@@ -554,7 +584,7 @@ static bool rest_idle(struct tracker_thread *t) {
                 return false;
         /* Nothing queued: no reader needs to be held to a fast poll. */
         t->fill_per_ns = 0;
-        t->capped_until_ns = 0;
+        t->poll_cap_ms = 0;
         now = dp_now_ns(CLOCK_MONOTONIC);
         channels_cap_poll_ms(t->channels, t->n, fresh_cap_ms(t, now, 0));
         sleep_or_wake(t, rest_ns(t, now));
@@ -569,7 +599,6 @@ static void *tracker_main(void *arg) {
         (void) pthread_setname_np(pthread_self(), "dp-tracker");
         for (;;) {
                 bool stopping = atomic_load_explicit(&t->stop, memory_order_acquire);
-                size_t fullest, more;
                 uint64_t now, nap, elapsed;
                 bool requested;
 
@@ -580,19 +609,18 @@ static void *tracker_main(void *arg) {
                 }
                 /* -ENOMEM: the hints go without granules until a later pass. */
                 (void) dp_tracker_keep_granules(t->tracker, atomic_load_explicit(&t->keep_granules, memory_order_relaxed));
-                t->aggr_samples += drain_all(t, false, &fullest);
+                t->aggr_samples += drain_all(t, false);
                 now = dp_now_ns(CLOCK_MONOTONIC);
                 if (!stopping && rest_idle(t))
                         continue;
 
-                if (close_aggregations(t, stopping, now + DEADLINE_SLACK_NS, &more)) {
-                        fullest += more;
+                if (close_aggregations(t, stopping, now + DEADLINE_SLACK_NS)) {
                         adopt_unknown(t);
                         publish_snapshot(t);
                 }
                 /* The last drain takes the rest, into the aggregation still open. */
                 if (stopping)
-                        t->aggr_samples += drain_all(t, true, &more);
+                        t->aggr_samples += drain_all(t, true);
                 requested = atomic_exchange(&t->refresh_requested, false);
                 if (requested || now + DEADLINE_SLACK_NS >= t->next_refresh_ns) {
                         refresh_targets(t, requested);
@@ -602,7 +630,7 @@ static void *tracker_main(void *arg) {
                         break; /* the drain above was the last one: the readers had stopped */
 
                 elapsed = t->last_pass_ns ? now - t->last_pass_ns : SLEEP_MIN_NS;
-                t->fill_per_ns = (double) fullest / (double) DP_MAX(elapsed, 1);
+                t->fill_per_ns = (double) fullest_intake(t) / (double) DP_MAX(elapsed, 1);
                 update_poll_cap(t, now);
                 nap = sleep_ns(t, now);
                 t->last_pass_ns = now;
@@ -630,7 +658,8 @@ int tracker_thread_start(const struct dp_config *config, struct channel *channel
         pthread_mutex_init(&t->lock, NULL);
         pthread_mutex_init(&t->pending_lock, NULL);
         t->counters = calloc(n, sizeof(*t->counters));
-        if (!t->counters) {
+        t->published_seen = calloc(n, sizeof(*t->published_seen));
+        if (!t->counters || !t->published_seen) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -758,6 +787,7 @@ void tracker_thread_free(struct tracker_thread *t) {
         pthread_mutex_destroy(&t->lock);
         pthread_mutex_destroy(&t->pending_lock);
         free(t->counters);
+        free(t->published_seen);
         free(t);
 }
 

@@ -360,6 +360,45 @@ START_TEST(test_a_query_leaves_fast_readers_asleep) {
 }
 END_TEST
 
+/* Readers that say they sleep 2.5 s while one queue fills at a steady 170
+ * samples a second, a rate whose quarter queue (256) affords about half a
+ * second's poll with the 1 s aggregation: they are capped and poked, then
+ * poll as told (as readers do).  Once the measured rate has settled (two
+ * seconds), the cap holds while the fill goes on, and the pass-to-pass wobble
+ * of the rate pokes nobody. */
+START_TEST(test_a_steady_fill_keeps_its_cap_without_pokes) {
+        struct rig *r = rig_start_saying(100, 2500);
+        unsigned changes = 0, pokes = 0, cap = 0;
+        double t0, capped_at = 0;
+        size_t produced = 0;
+
+        wait_first_pass(r);
+        for (t0 = now_s(); now_s() - t0 < 7; sleep_s(0.02)) {
+                unsigned now_cap = atomic_load(&r->channels[1].poll_cap_ms);
+                size_t due = (size_t) ((now_s() - t0) * 170);
+                bool settled = capped_at > 0 && now_s() - capped_at > 2;
+
+                produce(r, 0, due - produced);
+                produced = due;
+                if (now_cap != cap) {
+                        changes += settled;
+                        for (size_t i = 0; i < CHANNELS; i++)
+                                channel_set_poll_ms(&r->channels[i], now_cap ? now_cap : 2500);
+                }
+                if (now_cap && capped_at == 0)
+                        capped_at = now_s();
+                cap = now_cap;
+                for (size_t i = 0; i < CHANNELS; i++)
+                        pokes += poked(r, i) && settled;
+        }
+        ck_assert_msg(cap > 100 && cap < 2500, "the readers' cap is %u ms", cap);
+        ck_assert_msg(capped_at > 0 && capped_at - t0 < 3, "capped only after %.1f s", capped_at - t0);
+        ck_assert_msg(changes == 0 && pokes == 0, "settled, the cap changed %u times and poked %u times", changes,
+                      pokes);
+        rig_free(r);
+}
+END_TEST
+
 static Suite *tracker_thread_suite(void) {
         Suite *s = suite_create("tracker-thread");
         TCase *tc = tcase_create("core");
@@ -374,6 +413,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_lag_follows_the_slowest_reader);
         tcase_add_test(tc, test_a_query_caps_and_pokes_sleeping_readers);
         tcase_add_test(tc, test_a_query_leaves_fast_readers_asleep);
+        tcase_add_test(tc, test_a_steady_fill_keeps_its_cap_without_pokes);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -191,6 +191,15 @@ static inline size_t dp_spsc_depth_consumer(struct dp_spsc *q) {
         return (size_t) (q->head_cache - q->tail_private);
 }
 
+/* How many samples the producer has published since the queue began, as the
+ * consumer sees it now: two calls apart give the queue's intake meanwhile,
+ * whatever the consumer took.  Reads the line the producer publishes head on:
+ * once per batch, not per sample. */
+static inline uint64_t dp_spsc_published_consumer(struct dp_spsc *q) {
+        q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
+        return q->head_cache;
+}
+
 /* Releases the @n oldest samples to the producer.  @n is clamped to what the
  * consumer has seen published, so a caller bug cannot hand out unwritten
  * slots or slots the producer still owns. */
