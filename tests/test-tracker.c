@@ -1043,6 +1043,22 @@ START_TEST(test_open_prefix) {
 
                 ck_assert_uint_eq(dp_tracker_open_prefix(t, &far, 1, t0 + 450 * MS), 0);
         }
+        {
+                /* A long queue in time order, 245 us apart: the first of the
+                 * aggregation after next is number 817 (t0 + 200.165 ms); one
+                 * from the future before it does not move that. */
+                static struct dp_sample many[1000];
+
+                for (size_t i = 0; i < DP_ARRAY_SIZE(many); i++)
+                        many[i] = timed_vsample(t0 + i * 245 * MS / 1000);
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, many, 1000, drained), 817);
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, many, 817, drained), 817);
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, many + 817, 183, drained), 0);
+                many[400].time = UINT64_MAX;
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, many, 1000, drained), 817);
+                many[816].time = UINT64_MAX;
+                ck_assert_uint_eq(dp_tracker_open_prefix(t, many, 1000, drained), 817);
+        }
 
         /* Drained at t0 + 250 ms, when the tick (150 ms behind) closes the first. */
         dp_tracker_account_batch(t, q, 3, &c);

@@ -464,8 +464,23 @@ size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample
         horizon = t->window_start_ns + 2 * (uint64_t) t->max_nr_accesses * t->config.sample_interval_ns;
         if (s[n - 1].time < horizon)
                 return n;
-        /* A time from the future is a clock gone wrong: waiting for it would
-         * hold up everything behind it. */
+        /* A queue is in time order (its CPU's ring is): the first sample at
+         * or past the horizon is found by bisection, touching a few of the
+         * cache lines a scan would (the accounting touches the rest). */
+        size_t lo = 0, hi = n - 1;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (s[mid].time < horizon)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (s[lo].time <= now_ns && (lo == 0 || s[lo - 1].time <= s[lo].time))
+                return lo;
+        /* Out of order around it, or a time from the future (a clock gone
+         * wrong: waiting for it would hold up everything behind it): scan. */
         for (size_t i = 0; i < n; i++)
                 if (s[i].time >= horizon && s[i].time <= now_ns)
                         return i;
