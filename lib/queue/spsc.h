@@ -183,14 +183,6 @@ static inline size_t dp_spsc_peek(struct dp_spsc *q, const struct dp_sample **fi
         return (size_t) DP_MIN(avail, contiguous);
 }
 
-/* Occupancy now, as the consumer sees it (published samples only); for the
- * consumer's thread only.  Reads the line the producer publishes head on:
- * once per batch, not per sample. */
-static inline size_t dp_spsc_depth_consumer(struct dp_spsc *q) {
-        q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
-        return (size_t) (q->head_cache - q->tail_private);
-}
-
 /* How many samples the producer has published since the queue began, as the
  * consumer sees it now: two calls apart give the queue's intake meanwhile,
  * whatever the consumer took.  Reads the line the producer publishes head on:
@@ -198,6 +190,13 @@ static inline size_t dp_spsc_depth_consumer(struct dp_spsc *q) {
 static inline uint64_t dp_spsc_published_consumer(struct dp_spsc *q) {
         q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
         return q->head_cache;
+}
+
+/* Occupancy now, as the consumer sees it (published samples only); for the
+ * consumer's thread only.  Reads the line the producer publishes head on:
+ * once per batch, not per sample. */
+static inline size_t dp_spsc_depth_consumer(struct dp_spsc *q) {
+        return (size_t) (dp_spsc_published_consumer(q) - q->tail_private);
 }
 
 /* Releases the @n oldest samples to the producer.  @n is clamped to what the

@@ -458,6 +458,7 @@ void dp_tracker_account_batch(struct dp_tracker *t, const struct dp_sample *s, s
 
 size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample *s, size_t n, uint64_t now_ns) {
         uint64_t horizon;
+        size_t lo = 0, hi;
 
         if (!t->clock_started || n == 0)
                 return n;
@@ -467,9 +468,7 @@ size_t dp_tracker_open_prefix(const struct dp_tracker *t, const struct dp_sample
         /* A queue is in time order (its CPU's ring is): the first sample at
          * or past the horizon is found by bisection, touching a few of the
          * cache lines a scan would (the accounting touches the rest). */
-        size_t lo = 0, hi = n - 1;
-
-        while (lo < hi) {
+        for (hi = n - 1; lo < hi;) {
                 size_t mid = lo + (hi - lo) / 2;
 
                 if (s[mid].time < horizon)
