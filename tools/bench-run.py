@@ -471,6 +471,8 @@ def bench_rates(a, raw):
     fixed costs (wake-ups, aggregations, /proc reads) would show."""
     rows, res = [], {}
     for name, hot_mib, rate in RATES:
+        if a.rates and name not in a.rates.split(","):
+            continue
         r = live_rounds(a, hot_mib, rate, "rate " + name, PERF_CHEAPEST, unwatched=True)
         res[name] = r
         ours, peer = r["ns_per_sample_median"], r["perf_record_ns_per_sample_median"]
@@ -718,7 +720,10 @@ def main():
                     help="replay, live, rates, value and tier repetitions, median taken (default 3)")
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
+    ap.add_argument("--rates", help="with rates: a comma-separated subset of " + ",".join(r[0] for r in RATES))
     a = ap.parse_args()
+    if a.rates and any(r not in [x[0] for x in RATES] for r in a.rates.split(",")):
+        ap.error("unknown rate(s) in --rates %s: known are %s" % (a.rates, ",".join(r[0] for r in RATES)))
     a.build = os.path.abspath(a.build)
     a.json = a.json or os.path.join(a.build, "bench.json")
     # value and tier boot the qemu guest for minutes a repetition: only when named.
