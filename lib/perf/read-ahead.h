@@ -3,7 +3,7 @@
 
 /*
  * One forward pass over a range of a file, read(2) ahead of the reader by a
- * thread of its own into two buffers: the copy out of the page cache, half
+ * thread of its own into a ring of buffers: the copy out of the page cache, half
  * the cost of a one-pass decoder, runs beside the decoding instead of before
  * it.  Reading rather than mapping, because on virtual machines the first
  * touch of each page of a fresh mapping costs more than all the copying.
