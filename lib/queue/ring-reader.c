@@ -104,30 +104,36 @@ void dp_ring_reader_take_record(struct dp_ring_reader *r, const struct dp_perf_l
 }
 
 /* take_record() for a run read in place, with the counters in registers
- * until the end of the run. */
+ * until the end of the run.  The layout, CPU and queue are copied to locals
+ * first: a slot's 16-bit stores may alias the layout's offsets and the
+ * reader's fields, which would otherwise be loaded again for every sample. */
 static void take_in_place(struct dp_ring_reader *r, const struct dp_perf_layout *layout, const uint8_t *p,
                           size_t n) {
+        const struct dp_perf_layout l = *layout;
+        struct dp_spsc *queue = r->queue;
+        const uint16_t cpu = r->cpu;
+        const bool want_phys = r->want_phys;
         uint64_t outcomes[_DP_C_MAX] = {}, null = 0, enqueued = 0;
 
-        for (size_t i = 0; i < n; i++, p += layout->sample_size) {
-                struct dp_sample overflow_slot, *slot = dp_spsc_reserve(r->queue) ?: &overflow_slot;
+        for (size_t i = 0; i < n; i++, p += l.sample_size) {
+                struct dp_sample overflow_slot, *slot = dp_spsc_reserve(queue) ?: &overflow_slot;
                 enum dp_counter outcome;
 
-                slot->cpu = r->cpu;
-                if (dp_source_decode_in_place(layout, (const struct perf_event_header *) p, slot) < 0) {
+                slot->cpu = cpu;
+                if (dp_source_decode_in_place(&l, (const struct perf_event_header *) p, slot) < 0) {
                         null++;
                         continue;
                 }
-                outcome = dp_sample_classify(slot, r->want_phys);
+                outcome = dp_sample_classify(slot, want_phys);
                 outcomes[outcome]++;
                 if (outcome != DP_C_VALID)
                         continue;
                 if (dp_unlikely(slot == &overflow_slot)) {
                         r->counters.v[DP_C_OVERFLOW]++;
-                        DP_PROBE2(ring_overflow, r->cpu, dp_spsc_depth_producer(r->queue));
+                        DP_PROBE2(ring_overflow, cpu, dp_spsc_depth_producer(queue));
                         continue;
                 }
-                dp_spsc_commit(r->queue);
+                dp_spsc_commit(queue);
                 enqueued++;
         }
         r->counters.v[DP_C_CALLBACK] += n;
