@@ -157,6 +157,7 @@ static int check_running(struct damon_thread *d) {
 }
 
 static void pass(struct damon_thread *d) {
+        bool hinting = d->decision.role == DP_DAMON_ROLE_OWNED || d->decision.role == DP_DAMON_ROLE_ATTACHED;
         uint64_t errors = d->work.errors;
 
         if (tracker_thread_with_snapshot(d->tracker, copy_snapshot, &d->snap) < 0)
@@ -166,9 +167,10 @@ static void pass(struct damon_thread *d) {
         d->busy = false;
         d->work.max_nr_accesses = d->snap.max_nr_accesses;
         /* Only a kdamond we give hints to needs the granules (observing one,
-         * the samples are not worth a probe into the sketch each). */
-        tracker_thread_keep_granules(d->tracker, d->decision.role == DP_DAMON_ROLE_OWNED ||
-                                                 d->decision.role == DP_DAMON_ROLE_ATTACHED);
+         * the samples are not worth a probe into the sketch each), and
+         * samples as fresh as its hints come. */
+        tracker_thread_give_hints(d->tracker,
+                                  hinting ? (uint32_t) DP_MAX(d->config.damon_hint_interval_us / 1000, 1) : 0);
         /* DAMON's regions first: the hints are merged into the layout DAMON
          * has now.  One read a pass earlier misses what DAMON merged since
          * (a hot area's edges: no commit) and would put back every boundary

@@ -360,6 +360,30 @@ START_TEST(test_a_query_leaves_fast_readers_asleep) {
 }
 END_TEST
 
+/* Hints to DAMON every 300 ms hold the readers to that, not to a second,
+ * and poke the sleeping ones at once; hints every 3 s hold them to the
+ * second a look does, and none lets them sleep as they say again. */
+START_TEST(test_hints_hold_readers_to_their_interval) {
+        struct rig *r = rig_start_saying(100, 5000);
+
+        wait_first_pass(r);
+        ck_assert(capped_within(r, 0, 0.01));
+
+        tracker_thread_give_hints(r->tt, 300);
+        ck_assert_msg(capped_within(r, 300, 0.5), "hints every 300 ms left the readers at %u ms",
+                      (unsigned) atomic_load(&r->channels[0].poll_cap_ms));
+        for (size_t i = 0; i < CHANNELS; i++)
+                ck_assert_msg(poked(r, i), "channel %zu's reader was not poked awake", i);
+
+        tracker_thread_give_hints(r->tt, 3000);
+        ck_assert(capped_within(r, 1000, 0.5));
+
+        tracker_thread_give_hints(r->tt, 0);
+        ck_assert_msg(capped_within(r, 0, 0.5), "without hints the readers stay capped");
+        rig_free(r);
+}
+END_TEST
+
 /* Readers that say they sleep 2.5 s while one queue fills at a steady 170
  * samples a second, a rate whose quarter queue (256) affords about half a
  * second's poll with the 1 s aggregation: they are capped and poked, then
@@ -415,6 +439,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_lag_follows_the_slowest_reader);
         tcase_add_test(tc, test_a_query_caps_and_pokes_sleeping_readers);
         tcase_add_test(tc, test_a_query_leaves_fast_readers_asleep);
+        tcase_add_test(tc, test_hints_hold_readers_to_their_interval);
         tcase_add_test(tc, test_a_steady_fill_keeps_its_cap_without_pokes);
         suite_add_tcase(s, tc);
         return s;
