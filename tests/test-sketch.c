@@ -14,10 +14,10 @@ START_TEST(test_add_decay_export) {
 
         ck_assert_ptr_nonnull(out);
         ck_assert_int_eq(dp_sketch_init(&s), 0);
-        dp_sketch_add(&s, 7, 0x7f0000010000);
-        dp_sketch_add(&s, 7, 0x7f0000013fff);   /* the same 16 KiB granule */
-        dp_sketch_add(&s, 7, 0x400000);
-        dp_sketch_add(&s, 3, 0x7f0000010000);   /* another process, same address */
+        dp_sketch_add(&s, 7, 0x7f0000010000, 1);
+        dp_sketch_add(&s, 7, 0x7f0000013fff, 2);        /* the same 16 KiB granule, the next interval */
+        dp_sketch_add(&s, 7, 0x400000, 2);
+        dp_sketch_add(&s, 3, 0x7f0000010000, 2);        /* another process, same address */
         n = dp_sketch_export(&s, out);
         ck_assert_uint_eq(n, 3);
         /* By tgid, then address. */
@@ -49,13 +49,41 @@ START_TEST(test_add_decay_export) {
 }
 END_TEST
 
+/* DAMON's rule: a granule gains at most one sample's weight per sampling
+ * interval.  A burst of samples in one interval (a first touch faulting in
+ * each of a granule's pages) weighs as one; the same granule sampled in two
+ * intervals weighs two, and the interval it last counted survives a decay. */
+START_TEST(test_one_sample_per_interval) {
+        struct dp_sketch s;
+        _cleanup_free_ struct dp_sketch_entry *out = calloc(DP_SKETCH_SLOTS, sizeof(*out));
+
+        ck_assert_ptr_nonnull(out);
+        ck_assert_int_eq(dp_sketch_init(&s), 0);
+        for (uint64_t page = 0; page < 4; page++)
+                dp_sketch_add(&s, 5, 0x10000 + page * 4096, 40);        /* one granule, one interval */
+        dp_sketch_add(&s, 5, 0x20000, 40);
+        dp_sketch_add(&s, 5, 0x20000, 41);
+        ck_assert_uint_eq(dp_sketch_export(&s, out), 2);
+        ck_assert_uint_eq(out[0].weight, DP_SKETCH_WEIGHT);
+        ck_assert_uint_eq(out[1].weight, 2 * DP_SKETCH_WEIGHT);
+
+        dp_sketch_decay(&s);
+        dp_sketch_add(&s, 5, 0x20000, 41);      /* still the interval it counted last */
+        dp_sketch_add(&s, 5, 0x10000, 42);
+        ck_assert_uint_eq(dp_sketch_export(&s, out), 2);
+        ck_assert_uint_eq(out[0].weight, DP_SKETCH_WEIGHT / 2 - 1 + DP_SKETCH_WEIGHT);
+        ck_assert_uint_eq(out[1].weight, DP_SKETCH_WEIGHT - 1);
+        dp_sketch_done(&s);
+}
+END_TEST
+
 /* A full table drops and counts; it never loops or overwrites. */
 START_TEST(test_full_table_drops) {
         struct dp_sketch s;
 
         ck_assert_int_eq(dp_sketch_init(&s), 0);
         for (uint64_t i = 0; i < 2 * DP_SKETCH_SLOTS; i++)
-                dp_sketch_add(&s, 1, i * DP_SKETCH_GRANULE);
+                dp_sketch_add(&s, 1, i * DP_SKETCH_GRANULE, 1);
         ck_assert_uint_le(s.used, DP_SKETCH_SLOTS);
         ck_assert_uint_eq(s.used + s.dropped, 2 * DP_SKETCH_SLOTS);
         ck_assert_uint_ge(s.dropped, DP_SKETCH_SLOTS);
@@ -112,6 +140,7 @@ static Suite *sketch_suite(void) {
         TCase *tc = tcase_create("core");
 
         tcase_add_test(tc, test_add_decay_export);
+        tcase_add_test(tc, test_one_sample_per_interval);
         tcase_add_test(tc, test_full_table_drops);
         tcase_add_test(tc, test_tracker_snapshot_granules);
         suite_add_tcase(s, tc);

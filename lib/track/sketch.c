@@ -50,7 +50,7 @@ static void rebuild(struct dp_sketch *s, uint32_t (*keep)(const struct dp_sketch
                         struct dp_sketch_entry *e = &s->slots[(h + k) & (DP_SKETCH_SLOTS - 1)];
 
                         if (e->key == DP_SKETCH_EMPTY) {
-                                *e = (struct dp_sketch_entry) { old[i].key, w };
+                                *e = (struct dp_sketch_entry) { old[i].key, w, old[i].interval };
                                 s->used++;
                                 break;
                         }

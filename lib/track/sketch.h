@@ -4,7 +4,8 @@
 /*
  * Where samples fall, exactly: a sparse, decaying count of sampled 16 KiB
  * granules per target (four pages: a hot area's edges to within 12 KiB;
- * 65536 slots hold 1 GiB of sampled memory).  The adaptive regions find a hot area only as fast
+ * 65536 slots hold 1 GiB of sampled memory), at most one a sampling
+ * interval (dp_sketch_add()).  The adaptive regions find a hot area only as fast
  * as their random splits stumble on it; every sample already carries its
  * exact address, so the granules show hot areas, however small and far
  * apart, as soon as they are sampled.  The DAMON hints are built from them
@@ -34,6 +35,7 @@
 struct dp_sketch_entry {
         uint64_t key;                           /* tgid << 42 | granule index; DP_SKETCH_EMPTY if free */
         uint32_t weight;
+        uint32_t interval;                      /* the sampling interval last counted (its low bits) */
 };
 #define DP_SKETCH_EMPTY UINT64_MAX
 
@@ -63,8 +65,12 @@ static inline uint64_t dp_sketch_key_start(uint64_t key) {
         return (key & DP_SKETCH_INDEX_MASK) << DP_SKETCH_SHIFT;
 }
 
-/* Hot path: one sample of @tgid at @addr. */
-static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t addr) {
+/* Hot path: one sample of @tgid at @addr, in sampling interval @interval.
+ * As DAMON counts at most one access of a region per sampling interval, a
+ * granule gains at most one sample's weight per interval: a burst, such as
+ * the first touch faulting in every page of an area, weighs as one sample,
+ * not as many, and does not outweigh the memory in steady use for seconds. */
+static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t addr, uint64_t interval) {
         uint64_t key = dp_sketch_key(tgid, addr);
         uint32_t h = (uint32_t) ((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - DP_SKETCH_BITS));
 
@@ -72,11 +78,14 @@ static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t ad
                 struct dp_sketch_entry *e = &s->slots[(h + i) & (DP_SKETCH_SLOTS - 1)];
 
                 if (e->key == key) {
+                        if (e->interval == (uint32_t) interval)
+                                return;
+                        e->interval = (uint32_t) interval;
                         e->weight = e->weight > UINT32_MAX - DP_SKETCH_WEIGHT ? UINT32_MAX : e->weight + DP_SKETCH_WEIGHT;
                         return;
                 }
                 if (e->key == DP_SKETCH_EMPTY) {
-                        *e = (struct dp_sketch_entry) { key, DP_SKETCH_WEIGHT };
+                        *e = (struct dp_sketch_entry) { key, DP_SKETCH_WEIGHT, (uint32_t) interval };
                         s->used++;
                         return;
                 }

@@ -304,15 +304,17 @@ enum outcome {
  * the tick that closes this one).  Late samples fall into slot 0; samples
  * without a time use the tracker's clock.  A multiply, no division.
  */
-static inline enum outcome count_access(struct dp_tracker *t, struct dp_region *region, uint64_t time) {
-        uint64_t slot, bit;
-
+static inline uint64_t sample_slot(const struct dp_tracker *t, uint64_t time) {
         if (dp_unlikely(time == 0))
-                slot = t->epoch - t->window_first_epoch;
-        else if (dp_unlikely(time < t->window_start_ns))
-                slot = 0;
-        else
-                slot = (uint64_t) (((unsigned __int128) (time - t->window_start_ns) * t->interval_reciprocal) >> 64);
+                return t->epoch - t->window_first_epoch;
+        if (dp_unlikely(time < t->window_start_ns))
+                return 0;
+        return (uint64_t) (((unsigned __int128) (time - t->window_start_ns) * t->interval_reciprocal) >> 64);
+}
+
+/* Counts an access of @region in sampling interval @slot (sample_slot()). */
+static inline enum outcome count_access(struct dp_tracker *t, struct dp_region *region, uint64_t slot) {
+        uint64_t bit;
 
         if (dp_likely(slot < t->max_nr_accesses)) {
                 bit = UINT64_C(1) << slot;
@@ -348,7 +350,7 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
         struct dp_target *target;
         struct dp_region *region;
         enum outcome miss;
-        uint64_t addr;
+        uint64_t addr, slot;
 
         if (t->mode == DP_TRACKER_VADDR) {
                 addr = *ret_addr = s->vaddr;
@@ -383,11 +385,12 @@ static inline __attribute__((always_inline)) enum outcome match_one(struct dp_tr
                 goto missed;
         }
 
+        slot = sample_slot(t, s->time);
         dp_region_count_sample(region, addr);
         target->sampled_aggr = t->nr_aggregations;
         if (t->keep_granules)
-                dp_sketch_add(&t->sketch, target->tgid, addr);
-        return count_access(t, region, s->time);
+                dp_sketch_add(&t->sketch, target->tgid, addr, t->window_first_epoch + slot);
+        return count_access(t, region, slot);
 
 missed:
         DP_PROBE3(report_missed, outcome_names[miss], s->pid, addr);
