@@ -498,6 +498,7 @@ static void stop_readers(struct manager *m) {
 }
 
 static void stop_pipeline(struct manager *m) {
+        tracker_thread_sampling_ends(m->tracker, dp_now_ns(CLOCK_MONOTONIC));
         stop_readers(m);
         /* DAMON is restored before the tracker it reads from goes. */
         damon_thread_stop(m->damon);

@@ -84,6 +84,7 @@ struct tracker_thread {
         atomic_bool refresh_requested;
         atomic_bool pending_set;                /* checked once per pass, never per sample */
         _Atomic uint32_t hint_every_ms;         /* likewise: tracker_thread_give_hints(), 0: none */
+        _Atomic uint64_t sampling_ends_ns;      /* tracker_thread_sampling_ends(), 0: not yet */
         pthread_mutex_t pending_lock;           /* guards pending */
         struct pending_targets pending;
         _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
@@ -551,9 +552,16 @@ static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t
         uint64_t lag = tick_lag_ns(t, NULL), upto = now > lag ? now - lag : 0;
         bool closed = false;
 
-        /* Stopping, the readers have drained their last: nothing is late. */
-        if (stopping)
-                upto = now;
+        /* Stopping, the readers have drained their last: nothing is late.
+         * Nothing was sampled after sampling ended, though: the time the
+         * readers and DAMON took to stop (seconds, to restore a kdamond)
+         * must not close as aggregations without an access, the last of
+         * which every region would then show. */
+        if (stopping) {
+                uint64_t ends = atomic_load_explicit(&t->sampling_ends_ns, memory_order_relaxed);
+
+                upto = ends ? DP_MIN(now, ends) : now;
+        }
         for (;;) {
                 uint64_t due = dp_tracker_aggregation_due_ns(t->tracker);
                 uint64_t at = due > 0 && due < upto ? due : upto;
@@ -771,6 +779,11 @@ void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns) {
 
 uint64_t tracker_thread_heartbeat_ns(struct tracker_thread *t) {
         return atomic_load_explicit(&t->heartbeat_ns, memory_order_relaxed);
+}
+
+void tracker_thread_sampling_ends(struct tracker_thread *t, uint64_t ns) {
+        if (t)
+                atomic_store_explicit(&t->sampling_ends_ns, ns, memory_order_relaxed);
 }
 
 void tracker_thread_stop(struct tracker_thread *t) {

@@ -57,6 +57,11 @@ void tracker_thread_set_heartbeat(struct tracker_thread *t, uint64_t every_ns);
  * and the thread sleeps at most as long as tracker_thread_set_heartbeat() said. */
 uint64_t tracker_thread_heartbeat_ns(struct tracker_thread *t);
 
+/* Says that sampling ends at @ns (CLOCK_MONOTONIC), before the readers
+ * stop: the aggregations after it saw nothing, and the last pass does not
+ * close them as aggregations without an access. */
+void tracker_thread_sampling_ends(struct tracker_thread *t, uint64_t ns);
+
 /* Stops the thread after a last drain of every queue; idempotent. */
 void tracker_thread_stop(struct tracker_thread *t);
 void tracker_thread_free(struct tracker_thread *t);

@@ -360,6 +360,36 @@ START_TEST(test_a_query_leaves_fast_readers_asleep) {
 }
 END_TEST
 
+static int most_accesses(const struct dp_tracker_snapshot *snap, void *userdata) {
+        uint32_t *most = userdata;
+
+        for (size_t i = 0; i < snap->nr_regions; i++)
+                *most = DP_MAX(*most, snap->regions[i].last_nr_accesses);
+        return 0;
+}
+
+/* Samples in two aggregations, then sampling ends and the stop comes 2.5 s
+ * later (as when a kdamond is restored in between): the last pass closes
+ * no aggregation after the end of sampling, so the last one closed is one
+ * with accesses, not an empty one that every region would show. */
+START_TEST(test_no_empty_aggregations_after_sampling_ends) {
+        struct rig *r = rig_start();
+        uint32_t most = 0;
+
+        wait_first_pass(r);
+        produce(r, 0, 20);
+        sleep_s(1.2);
+        produce(r, 0, 20);
+        tracker_thread_sampling_ends(r->tt, (uint64_t) (now_s() * 1e9));
+        sleep_s(2.5);
+        tracker_thread_stop(r->tt);
+        ck_assert_uint_eq(depth(r, 0), 0);
+        ck_assert_int_eq(tracker_thread_with_snapshot(r->tt, most_accesses, &most), 0);
+        ck_assert_msg(most > 0, "the last aggregation closed had no access in any region");
+        rig_free(r);
+}
+END_TEST
+
 /* Hints to DAMON every 300 ms hold the readers to that, not to a second,
  * and poke the sleeping ones at once; hints every 3 s hold them to the
  * second a look does, and none lets them sleep as they say again. */
@@ -440,6 +470,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_a_query_caps_and_pokes_sleeping_readers);
         tcase_add_test(tc, test_a_query_leaves_fast_readers_asleep);
         tcase_add_test(tc, test_hints_hold_readers_to_their_interval);
+        tcase_add_test(tc, test_no_empty_aggregations_after_sampling_ends);
         tcase_add_test(tc, test_a_steady_fill_keeps_its_cap_without_pokes);
         suite_add_tcase(s, tc);
         return s;
