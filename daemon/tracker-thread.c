@@ -469,6 +469,11 @@ static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
         bool unwatched = idle_poll > 0 && !looked_at(t, now);
         uint64_t ns = unwatched ? beat_every_ns(t) : SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
 
+        /* Sampling has ended: no aggregation is due any more (the stop wakes
+         * the thread), only the heartbeat. */
+        if (atomic_load_explicit(&t->sampling_ends_ns, memory_order_relaxed))
+                return DP_MIN(beat_every_ns(t), SLEEP_MAX_NS);
+
         if (t->fill_per_ns > 0)
                 ns = DP_MAX((uint64_t) ((double) queue_quarter(t) / t->fill_per_ns), SLEEP_MIN_NS);
         /* While every reader polls slowly, aggregations close in batches, as
@@ -550,18 +555,18 @@ static uint64_t oldest_queued_ns(struct tracker_thread *t) {
  */
 static bool close_aggregations(struct tracker_thread *t, bool stopping, uint64_t now) {
         uint64_t lag = tick_lag_ns(t, NULL), upto = now > lag ? now - lag : 0;
+        uint64_t ends = atomic_load_explicit(&t->sampling_ends_ns, memory_order_relaxed);
         bool closed = false;
 
         /* Stopping, the readers have drained their last: nothing is late.
-         * Nothing was sampled after sampling ended, though: the time the
-         * readers and DAMON took to stop (seconds, to restore a kdamond)
+         * Nothing is sampled after sampling ended, though: the time the
+         * readers and DAMON take to stop (seconds, to restore a kdamond)
          * must not close as aggregations without an access, the last of
          * which every region would then show. */
-        if (stopping) {
-                uint64_t ends = atomic_load_explicit(&t->sampling_ends_ns, memory_order_relaxed);
-
-                upto = ends ? DP_MIN(now, ends) : now;
-        }
+        if (stopping)
+                upto = now;
+        if (ends)
+                upto = DP_MIN(upto, ends);
         for (;;) {
                 uint64_t due = dp_tracker_aggregation_due_ns(t->tracker);
                 uint64_t at = due > 0 && due < upto ? due : upto;

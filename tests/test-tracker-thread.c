@@ -368,18 +368,18 @@ static int most_accesses(const struct dp_tracker_snapshot *snap, void *userdata)
         return 0;
 }
 
-/* Samples in two aggregations, then sampling ends and the stop comes 2.5 s
- * later (as when a kdamond is restored in between): the last pass closes
- * no aggregation after the end of sampling, so the last one closed is one
+/* Samples every 100 ms for 2.5 s (every aggregation has some, wherever
+ * its edges fall), then sampling ends and the stop comes 2.5 s later (as
+ * when a kdamond is restored in between): the last pass closes no
+ * aggregation after the end of sampling, so the last one closed is one
  * with accesses, not an empty one that every region would show. */
 START_TEST(test_no_empty_aggregations_after_sampling_ends) {
         struct rig *r = rig_start();
         uint32_t most = 0;
 
         wait_first_pass(r);
-        produce(r, 0, 20);
-        sleep_s(1.2);
-        produce(r, 0, 20);
+        for (double t0 = now_s(); now_s() - t0 < 2.5; sleep_s(0.1))
+                produce(r, 0, 5);
         tracker_thread_sampling_ends(r->tt, (uint64_t) (now_s() * 1e9));
         sleep_s(2.5);
         tracker_thread_stop(r->tt);
