@@ -465,14 +465,17 @@ static uint64_t beat_every_ns(const struct tracker_thread *t) {
 /* How long to sleep at @now: until the fullest queue, filling as fast as in
  * the last pass, reaches a quarter, or something else is due. */
 static uint64_t sleep_ns(const struct tracker_thread *t, uint64_t now) {
-        uint64_t idle_poll, lag = tick_lag_ns(t, &idle_poll);
-        bool unwatched = idle_poll > 0 && !looked_at(t, now);
-        uint64_t ns = unwatched ? beat_every_ns(t) : SLEEP_MAX_NS, due = dp_tracker_aggregation_due_ns(t->tracker);
+        uint64_t idle_poll, lag, ns, due;
+        bool unwatched;
 
         /* Sampling has ended: no aggregation is due any more (the stop wakes
          * the thread), only the heartbeat. */
         if (atomic_load_explicit(&t->sampling_ends_ns, memory_order_relaxed))
                 return DP_MIN(beat_every_ns(t), SLEEP_MAX_NS);
+        lag = tick_lag_ns(t, &idle_poll);
+        unwatched = idle_poll > 0 && !looked_at(t, now);
+        ns = unwatched ? beat_every_ns(t) : SLEEP_MAX_NS;
+        due = dp_tracker_aggregation_due_ns(t->tracker);
 
         if (t->fill_per_ns > 0)
                 ns = DP_MAX((uint64_t) ((double) queue_quarter(t) / t->fill_per_ns), SLEEP_MIN_NS);
