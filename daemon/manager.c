@@ -33,10 +33,14 @@
 /* Losses on one CPU reach the journal at most this often, summed since the last report. */
 #define LOSS_REPORT_INTERVAL_NS (10 * 1000000000ull)
 /* A tracker pass takes milliseconds; one this late is stuck, watchdog or not. */
-#define TRACKER_STALL_MAX_NS (10 * 1000000000ull)
+#define TRACKER_STALL_MAX_NS (30 * NSEC_PER_SEC)
 /* The main loop's look at its counters and CPUs: see tick_interval_ns(). */
 #define TICK_BUSY_NS NSEC_PER_SEC
-#define TICK_QUIET_NS (5 * NSEC_PER_SEC)
+#define TICK_QUIET_NS (30 * NSEC_PER_SEC)
+/* A test's online list changes with no reader noticing: it is looked at this often. */
+#define TICK_TEST_ONLINE_NS (5 * NSEC_PER_SEC)
+/* The sample rate is worked out over at least this long. */
+#define RATE_WINDOW_MIN_NS NSEC_PER_SEC
 /* How long READY=1 waits for the readers to report RUNNING (or ERROR). */
 #define SAMPLERS_SETTLE_MAX_NS (5 * 1000000000ull)
 
@@ -113,9 +117,24 @@ static void load_midrs(struct manager *m) {
         m->source_context.n_midr = DP_CPU_MAX;
 }
 
+/* Valid samples per second since the rate was last worked out, when that
+ * was long enough ago: at a look, and at a query between two looks. */
+static void update_sample_rate(struct manager *m, uint64_t now) {
+        uint64_t valid = m->view.total.v[DP_C_VALID];
+
+        if (m->rate_ns && now < m->rate_ns + RATE_WINDOW_MIN_NS)
+                return;
+        if (m->rate_ns)
+                m->sample_rate = (double) (valid - m->rate_valid) * 1e9 / (double) (now - m->rate_ns);
+        m->rate_valid = valid;
+        m->rate_ns = now;
+        m->view.sample_rate = m->sample_rate;
+}
+
 void manager_collect(struct manager *m) {
         const struct dp_cpu_stats *stats[DP_CPU_MAX];
         int ids[DP_CPU_MAX];
+        uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
 
         for (size_t i = 0; i < m->n; i++) {
                 stats[i] = &m->channels[i].stats;
@@ -123,9 +142,10 @@ void manager_collect(struct manager *m) {
         }
         m->view.source = m->source;
         m->view.source_reason = m->selection.choice.reason;
-        m->view.uptime_ns = dp_now_ns(CLOCK_MONOTONIC) - m->start_ns;
+        m->view.uptime_ns = now - m->start_ns;
         m->view.sample_rate = m->sample_rate;
         dp_stats_collect(&m->view, stats, ids, m->n);
+        update_sample_rate(m, now);
 }
 
 /* The event hub, the hotplug watch, the source and the CPUs to sample. */
@@ -382,6 +402,7 @@ static void account_losses(struct manager *m, size_t i, const uint64_t *v, const
         log_samples_lost(m->view.cpus[i].cpu, l->overflow, l->lost, l->lost_samples,
                          DP_MAX((now - since + 500000000ull) / 1000000000ull, 1ull));
         *l = (struct loss_report) { .reported_ns = now };
+        m->losses_reported = true;
 }
 
 /* How long the tracker may go without a pass before it counts as stalled. */
@@ -418,14 +439,24 @@ static void check_tracker(struct manager *m, uint64_t now) {
 
 /* How long until the next look (on_tick()): a second while anybody needs it
  * that often (a Monitor() subscriber's per-second events, a CPU not RUNNING
- * whose return the look finds, a stalled tracker's recovery), otherwise
- * TICK_QUIET_NS, which STATUS= and the loss reports wait for anyway.  A
- * reader that leaves RUNNING says so through the event hub, and the look
- * comes at once (manager_look_soon()). */
+ * whose return the look finds, a stalled tracker's recovery); the loss
+ * interval while CPUs lose samples, so that a steady loss is reported at
+ * that pace; otherwise TICK_QUIET_NS, or the stall limit if shorter (a
+ * short watchdog).  Nothing else needs the quiet look sooner: a reader finds
+ * its CPU gone at its next wake-up (cpu-hotplug.h) and leaves RUNNING, which
+ * brings the look at once (manager_look_soon()), as a query does for the
+ * figures it shows; STATUS= may show a sample rate that old.  On a VM each
+ * wake-up of a thread that slept costs as much as thousands of samples. */
 static uint64_t tick_interval_ns(struct manager *m) {
+        uint64_t quiet = DP_MIN(TICK_QUIET_NS, stall_limit_ns(m));
+
         if (m->monitors || m->tracker_stalled || count_running(m) < m->n)
                 return TICK_BUSY_NS;
-        return DP_MIN(TICK_QUIET_NS, stall_limit_ns(m) / 2);
+        if (m->losses_reported)
+                quiet = DP_MIN(quiet, LOSS_REPORT_INTERVAL_NS);
+        if (m->test->cpu_online)
+                quiet = DP_MIN(quiet, TICK_TEST_ONLINE_NS);
+        return quiet;
 }
 
 /* @last_usec, the look that ran, plus the interval: on the second grid that
@@ -442,15 +473,11 @@ static uint64_t next_tick_usec(struct manager *m, uint64_t last_usec) {
  * STATUS=, and the counter-derived Monitor() events. */
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
-        uint64_t now = dp_now_ns(CLOCK_MONOTONIC), valid;
+        uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
 
         hotplug_check(m->hotplug, m->samplers, m->n, &m->sampler_options);
         manager_collect(m);
-        valid = m->view.total.v[DP_C_VALID];
-        if (m->rate_ns && now > m->rate_ns)
-                m->sample_rate = (double) (valid - m->rate_valid) * 1e9 / (double) (now - m->rate_ns);
-        m->rate_valid = valid;
-        m->rate_ns = now;
+        m->losses_reported = false;
 
         for (size_t i = 0; i < m->n; i++) {
                 const uint64_t *v = m->view.cpus[i].counters.v, *p = m->prev[i].v;

@@ -84,11 +84,13 @@ struct manager {
         uint64_t start_ns;
         struct dp_stats_view view;      /* scratch for reports */
 
-        /* Valid samples per second, from the last two looks (1-5 s apart). */
+        /* Valid samples per second between the last two collections at least
+         * RATE_WINDOW_MIN_NS apart (looks or queries). */
         uint64_t rate_valid, rate_ns;
         double sample_rate;
         struct dp_counter_values *prev; /* per CPU, at the last look */
         struct loss_report *loss;       /* per CPU */
+        bool losses_reported;           /* by the last look: the next comes at the loss interval */
 
         /* systemd: what the last STATUS= said, and the watchdog's view of the tracker. */
         bool status_sent;

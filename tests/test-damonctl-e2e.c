@@ -182,6 +182,26 @@ static void check_stats(const struct dp_stats_reply *s) {
                               dp_stats_value_name(i), (long long) s->totals.v[i], (long long) sum.v[i]);
 }
 
+/* The sample rate is worked out at a query too, over the time since the
+ * last: the main loop's own look comes only every 30 s while all is well. */
+static void check_sample_rate(void) {
+        struct run r;
+        json_t *doc;
+        struct dp_stats_reply s;
+
+        usleep(1100000);
+        r = RUN("stats", "--json");
+        ck_assert_msg(r.status == 0, "stats exited %d: %.300s", r.status, r.err);
+        doc = json_loads(r.out, 0, NULL);
+        ck_assert_ptr_nonnull(doc);
+        parse_stats(doc, &s);
+        ck_assert_msg(s.sample_rate > 0, "sample_rate %.1f a second after a query, with the workload faulting",
+                      s.sample_rate);
+        dp_stats_reply_done(&s);
+        json_decref(doc);
+        run_done(&r);
+}
+
 static void check_cpus(const struct dp_stats_reply *s) {
         json_t *doc = RUN_JSON("cpus", "--json"), *cpus = json_object_get(doc, "cpus"), *cpu;
         size_t i;
@@ -362,6 +382,7 @@ START_TEST(test_damonctl_against_daemon) {
         wait_ready(&stats);
 
         check_stats(&stats);
+        check_sample_rate();
         check_cpus(&stats);
         start = check_targets(w.pid, &end);
         check_regions(&w, start, end);

@@ -422,11 +422,11 @@ def live_pair(a, warm, win, hot_mib, rate, perf_extra=(), unwatched=False):
     return res
 
 
-def live_rounds(a, hot_mib, rate, label, perf_extra=(), unwatched=False):
+def live_rounds(a, hot_mib, rate, label, perf_extra=(), unwatched=False, seconds=None):
     """--reps rounds of live_pair(); medians of each side and their ratio."""
     rounds = []
     for i in range(a.reps):
-        r = live_pair(a, 2.0, a.live, hot_mib, rate, perf_extra, unwatched)
+        r = live_pair(a, 2.0, seconds or a.live, hot_mib, rate, perf_extra, unwatched)
         rounds.append(r)
         log("   %s round %d/%d: damon-perfd %.1f ns (%.0fk samples/s), perf record %.1f ns (%.0fk/s)"
             % (label, i + 1, a.reps, r["daemon"]["ns_per_sample"], r["daemon"]["samples_per_s"] / 1e3,
@@ -464,6 +464,10 @@ def bench_live(a, raw):
 # asks for more than one core can fault: it runs as fast as it goes.
 RATES = [("2k", 1, 8), ("20k", 1, 78), ("200k", 8, 98), ("1M", 64, 61)]
 PERF_CHEAPEST = ("-B", "-N")        # no build-id collection: perf record's cheapest form
+# The rates rows' window takes in at least the daemon's slowest periodic
+# wake-up (the main loop's quiet look, every 30 s), so that each window holds
+# its share of every one, not a lucky none.
+RATES_WINDOW_MIN_S = 30.0
 
 
 def bench_rates(a, raw):
@@ -473,7 +477,8 @@ def bench_rates(a, raw):
     for name, hot_mib, rate in RATES:
         if a.rates and name not in a.rates.split(","):
             continue
-        r = live_rounds(a, hot_mib, rate, "rate " + name, PERF_CHEAPEST, unwatched=True)
+        r = live_rounds(a, hot_mib, rate, "rate " + name, PERF_CHEAPEST, unwatched=True,
+                        seconds=max(a.live, RATES_WINDOW_MIN_S))
         res[name] = r
         ours, peer = r["ns_per_sample_median"], r["perf_record_ns_per_sample_median"]
         rows.append(row("steady-state CPU per sample, nobody querying, %s faults/s asked (%.1fk/s reached)"
