@@ -363,7 +363,7 @@ def live_pair(a, warm, win, hot_mib, rate, perf_extra=(), unwatched=False):
     its own run of the workload; CPU time per sample of each over a @win s
     window after @warm s.  @unwatched: nobody queries the daemon (a query
     keeps its view fresh, its readers draining every second, for 10 s, and
-    its counters are up to 5 s late otherwise): the window's samples are the
+    its counters are up to 10 s late otherwise): the window's samples are the
     page faults `perf stat -a` counts meanwhile, every one of which the
     daemon samples (its own lost counters are 0 at these rates)."""
     res = {}
