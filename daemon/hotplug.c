@@ -11,11 +11,14 @@
 #include "fileio.h"
 #include "hotplug.h"
 #include "log.h"
+#include "time-util.h"
 
 #define ONLINE_PATH "/sys/devices/system/cpu/online"
+#define TEST_LIST_LOOK_EVERY_NS (5 * NSEC_PER_SEC)
 
 struct hotplug {
         const char *path;
+        bool test_list;                 /* a test's file (DAMON_PERFD_TEST_CPU_ONLINE), not the kernel's */
         int fd;                         /* the kernel's list, kept open; -1: opened each time */
         bool unreadable;                /* logged once until it can be read again */
         struct dp_cpu_list list;
@@ -29,6 +32,7 @@ int hotplug_new(const char *online_path, struct hotplug **ret) {
         if (!h)
                 return -ENOMEM;
         h->path = online_path ?: ONLINE_PATH;
+        h->test_list = online_path;
         /* A sysfs file is never replaced, and each read from offset 0 shows
          * it anew: one fd serves for good, an open and a close a second
          * fewer (half of the idle main loop's CPU).  A test's file may be
@@ -36,6 +40,10 @@ int hotplug_new(const char *online_path, struct hotplug **ret) {
         h->fd = online_path ? -1 : open(h->path, O_RDONLY | O_CLOEXEC);
         *ret = h;
         return 0;
+}
+
+uint64_t hotplug_look_every_ns(const struct hotplug *h) {
+        return h->test_list ? TEST_LIST_LOOK_EVERY_NS : UINT64_MAX;
 }
 
 void hotplug_free(struct hotplug *h) {

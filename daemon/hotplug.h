@@ -23,6 +23,7 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sampler.h"
 
@@ -31,6 +32,11 @@ struct hotplug;
 /* @online_path: where to read the online CPUs; NULL for the kernel's list. */
 int hotplug_new(const char *online_path, struct hotplug **ret);
 void hotplug_free(struct hotplug *h);
+
+/* How often the online list needs a look of its own while every CPU runs:
+ * the kernel's never (a reader finds its CPU gone at its next wake-up and
+ * brings the look at once), a test's every 5 s (no reader notices it). */
+uint64_t hotplug_look_every_ns(const struct hotplug *h);
 
 /* One look at the online CPUs, acting on @samplers (the configured CPUs). */
 void hotplug_check(struct hotplug *h, struct sampler *samplers, size_t n, const struct sampler_options *options);

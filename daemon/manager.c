@@ -37,8 +37,6 @@
 /* The main loop's look at its counters and CPUs: see tick_interval_ns(). */
 #define TICK_BUSY_NS NSEC_PER_SEC
 #define TICK_QUIET_NS (30 * NSEC_PER_SEC)
-/* A test's online list changes with no reader noticing: it is looked at this often. */
-#define TICK_TEST_ONLINE_NS (5 * NSEC_PER_SEC)
 /* The sample rate is worked out over at least this long. */
 #define RATE_WINDOW_MIN_NS NSEC_PER_SEC
 /* How long READY=1 waits for the readers to report RUNNING (or ERROR). */
@@ -128,7 +126,6 @@ static void update_sample_rate(struct manager *m, uint64_t now) {
                 m->sample_rate = (double) (valid - m->rate_valid) * 1e9 / (double) (now - m->rate_ns);
         m->rate_valid = valid;
         m->rate_ns = now;
-        m->view.sample_rate = m->sample_rate;
 }
 
 void manager_collect(struct manager *m) {
@@ -143,9 +140,9 @@ void manager_collect(struct manager *m) {
         m->view.source = m->source;
         m->view.source_reason = m->selection.choice.reason;
         m->view.uptime_ns = now - m->start_ns;
-        m->view.sample_rate = m->sample_rate;
         dp_stats_collect(&m->view, stats, ids, m->n);
         update_sample_rate(m, now);
+        m->view.sample_rate = m->sample_rate;
 }
 
 /* The event hub, the hotplug watch, the source and the CPUs to sample. */
@@ -454,9 +451,7 @@ static uint64_t tick_interval_ns(struct manager *m) {
                 return TICK_BUSY_NS;
         if (m->losses_reported)
                 quiet = DP_MIN(quiet, LOSS_REPORT_INTERVAL_NS);
-        if (m->test->cpu_online)
-                quiet = DP_MIN(quiet, TICK_TEST_ONLINE_NS);
-        return quiet;
+        return DP_MIN(quiet, hotplug_look_every_ns(m->hotplug));
 }
 
 /* @last_usec, the look that ran, plus the interval: on the second grid that

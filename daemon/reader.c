@@ -25,8 +25,7 @@
  * (a burst) or QUIET_POLL_MAX_MS pass, whichever comes first: on a virtual
  * machine a wake-up costs 50-300 us of CPU, as much as thousands of samples,
  * so it waits for as many as the ring holds without risk (10 s rather than 5:
- * 94-113 against 115-132 ns a sample at 2k samples/s, the daemon's threads'
- * schedstat over 30 s).  The tracker holds
+ * README's fourth round of #17 has the figures).  The tracker holds
  * it to a second while somebody looks at the view (tracker-thread.c's
  * FRESH_POLL_MS), and to the configured poll while its queues cannot afford
  * a longer one (channel_capped_poll_ms()); a CPU's hotplug is noticed at

@@ -185,21 +185,16 @@ static void check_stats(const struct dp_stats_reply *s) {
 /* The sample rate is worked out at a query too, over the time since the
  * last: the main loop's own look comes only every 30 s while all is well. */
 static void check_sample_rate(void) {
-        struct run r;
-        json_t *doc;
         struct dp_stats_reply s;
+        json_t *doc;
 
         usleep(1100000);
-        r = RUN("stats", "--json");
-        ck_assert_msg(r.status == 0, "stats exited %d: %.300s", r.status, r.err);
-        doc = json_loads(r.out, 0, NULL);
-        ck_assert_ptr_nonnull(doc);
+        doc = RUN_JSON("stats", "--json");
         parse_stats(doc, &s);
         ck_assert_msg(s.sample_rate > 0, "sample_rate %.1f a second after a query, with the workload faulting",
                       s.sample_rate);
         dp_stats_reply_done(&s);
         json_decref(doc);
-        run_done(&r);
 }
 
 static void check_cpus(const struct dp_stats_reply *s) {
