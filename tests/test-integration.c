@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,8 @@ static void counters_from_json(json_t *o, struct dp_counter_values *v) {
 START_TEST(test_daemon_finds_hot_area) {
         const char *daemon = getenv("DP_DAEMON");
         char stats_path[] = "/tmp/dp-integration-XXXXXX";
-        char pid_arg[32], *log = malloc(1 << 20);
+        const char *fixtures = getenv("DP_CONFIG_FIXTURES");
+        char pid_arg[32], config_arg[PATH_MAX], *log = malloc(1 << 20);
         struct dp_counter_values total, cpu;
         struct test_workload w = {0};
         json_t *doc, *cpus, *hottest, *entry;
@@ -83,10 +85,12 @@ START_TEST(test_daemon_finds_hot_area) {
         ck_assert_int_ge(fd, 0);
         close(fd);
 
+        ck_assert_msg(fixtures, "DP_CONFIG_FIXTURES not set");
+        snprintf(config_arg, sizeof(config_arg), "--config=%s/integration.conf", fixtures);
         test_workload_start(&w, "30");
         snprintf(pid_arg, sizeof(pid_arg), "--pid=%d", w.pid);
-        char *argv[] = { (char *) daemon, pid_arg, "--duration=5", "--no-varlink", "--stats-file", stats_path,
-                         "--top=3", NULL };
+        char *argv[] = { (char *) daemon, pid_arg, config_arg, "--duration=5", "--no-varlink", "--stats-file",
+                         stats_path, "--top=3", NULL };
         status = run_daemon(argv, log, 1 << 20);
         test_workload_stop(&w);
         ck_assert_msg(status == 0, "daemon exited with %d:\n%s", status, log);
