@@ -410,22 +410,35 @@ static struct replay_cpu *replay_cpu(struct dp_replay *rp, size_t cpu, const str
         return c;
 }
 
+/* The first of @s[@i..@n) not in the chunk (and, by virtual address, of
+ * the pid) given: a tight scan, as runs of one chunk are the rule. */
+static size_t same_chunk_until(const struct dp_sample *s, size_t i, size_t n, bool phys, uint32_t pid,
+                               uint64_t chunk) {
+        if (phys)
+                while (i < n && s[i].paddr >> DP_REPLAY_CHUNK_SHIFT == chunk)
+                        i++;
+        else
+                while (i < n && s[i].pid == pid && s[i].vaddr >> DP_REPLAY_CHUNK_SHIFT == chunk)
+                        i++;
+        return i;
+}
+
 /* Without a plan, targets grow by the chunks samples are the first in, before
  * those are accounted.  Runs of one chunk cost a compare. */
 static int grow_targets(struct dp_replay *rp, struct replay_cpu *c, const struct dp_sample *s, size_t n) {
-        for (size_t i = 0; i < n; i++) {
+        size_t i = c->grown_valid ? same_chunk_until(s, 0, n, rp->phys, c->grown_pid, c->grown_chunk) : 0;
+
+        while (i < n) {
                 uint32_t pid = rp->phys ? 0 : s[i].pid;
                 uint64_t addr = rp->phys ? s[i].paddr : s[i].vaddr;
-                int r;
+                int r = replay_growth_note(&rp->growth, rp->tracker, pid, addr);
 
-                if (c->grown_valid && pid == c->grown_pid && addr >> DP_REPLAY_CHUNK_SHIFT == c->grown_chunk)
-                        continue;
-                r = replay_growth_note(&rp->growth, rp->tracker, pid, addr);
                 if (r < 0)
                         return r;
                 c->grown_valid = true;
                 c->grown_pid = pid;
                 c->grown_chunk = addr >> DP_REPLAY_CHUNK_SHIFT;
+                i = same_chunk_until(s, i + 1, n, rp->phys, pid, c->grown_chunk);
         }
         return 0;
 }
@@ -470,10 +483,15 @@ static int take_run(struct dp_replay *rp, struct replay_cpu *c, const struct dp_
                 size_t depth = dp_spsc_depth_producer(c->queue);
                 size_t k = DP_MIN(n, depth < REPLAY_DRAIN_AT ? REPLAY_DRAIN_AT - depth : 1);
 
-                if (l->off_time >= 0)
-                        for (size_t i = 0; i < k; i++)
-                                rp->max_time = DP_MAX(rp->max_time, dp_load_u64(p + i * l->sample_size +
-                                                                                sizeof(*first) + l->off_time));
+                /* One CPU's run is in its ring's time order, so its ends
+                 * bound it: no pass over every sample.  Were one in between
+                 * later, aggregations would only close later, never early. */
+                if (l->off_time >= 0) {
+                        const uint8_t *time = p + sizeof(*first) + l->off_time;
+
+                        rp->max_time = DP_MAX(rp->max_time, dp_load_u64(time));
+                        rp->max_time = DP_MAX(rp->max_time, dp_load_u64(time + (k - 1) * l->sample_size));
+                }
                 dp_ring_reader_take_records(&c->reader, l, (const struct perf_event_header *) p, k);
                 if (dp_spsc_depth_producer(c->queue) >= REPLAY_DRAIN_AT) {
                         int r = drain(rp, c);
