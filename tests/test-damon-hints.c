@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "check-main.h"
 #include "damon-hints.h"
@@ -165,8 +166,9 @@ END_TEST
 
 #define G DP_SKETCH_GRANULE
 
+/* Granule @index, last sampled in an interval of its own (as a hot area's are). */
 static struct dp_snapshot_granule granule(uint64_t index, uint32_t weight) {
-        return (struct dp_snapshot_granule) { .start = index * G, .tgid = 7, .weight = weight };
+        return (struct dp_snapshot_granule) { .start = index * G, .weight = weight, .interval = (uint32_t) index };
 }
 
 /* Two hot chunks far apart in a sparse span, one with an unsampled granule
@@ -325,6 +327,76 @@ START_TEST(test_granules_small_window_in_touched_span) {
 }
 END_TEST
 
+/* The layout @out of @n ranges is exactly @expect. */
+static void assert_layout(const struct dp_range *out, size_t n, const struct dp_range *expect, size_t n_expect) {
+        ck_assert_uint_eq(n, n_expect);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_msg(out[i].start == expect[i].start && out[i].end == expect[i].end,
+                              "range %zu: %#" PRIx64 "-%#" PRIx64, i, out[i].start, out[i].end);
+}
+
+/* A span faulted in by one first touch, the page-fault control sampling
+ * every fault: each granule sampled once, 50 in each sampling interval.
+ * Nothing in it is used; its edges say where memory is.  A window in it
+ * sampled since, at other times, is the one used range, and the layout
+ * gets its edges; a granule of the sweep that weighs more than a sample was
+ * sampled again, though its last interval is still the sweep's. */
+START_TEST(test_granules_first_touch_sweep_is_not_hot) {
+        const uint32_t one = DP_SKETCH_WEIGHT;
+        struct dp_snapshot_granule g[400];
+        struct dp_range out[8], hot[8];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 400; i++)
+                g[i] = (struct dp_snapshot_granule) { .start = (1000 + i) * G, .weight = one, .interval = (uint32_t) i / 50 };
+        ck_assert_int_eq(dp_damon_sampled_hot(g, 400, 0, 2000 * G, 4 * G, hot), 0);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 400, 0, 2000 * G, 4 * G, 8, out, &n), 0);
+        assert_layout(out, n, (const struct dp_range[]) { { 0, 1000 * G }, { 1000 * G, 1400 * G }, { 1400 * G, 2000 * G } },
+                      3);
+
+        for (size_t i = 200; i < 232; i++)
+                g[i] = (struct dp_snapshot_granule) { .start = (1000 + i) * G, .weight = one / 2 + one, .interval = 1000 + (uint32_t) i };
+        ck_assert_int_eq(dp_damon_sampled_hot(g, 400, 0, 2000 * G, 4 * G, hot), 1);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 400, 0, 2000 * G, 4 * G, 8, out, &n), 0);
+        assert_layout(out, n, (const struct dp_range[]) { { 0, 1000 * G }, { 1000 * G, 1200 * G }, { 1200 * G, 1232 * G },
+                                                          { 1232 * G, 1400 * G }, { 1400 * G, 2000 * G } }, 5);
+
+        for (size_t i = 300; i < 306; i++)
+                g[i].weight = one + 1;
+        ck_assert_int_eq(dp_damon_sampled_hot(g, 400, 0, 2000 * G, 4 * G, hot), 2);
+        ck_assert_uint_eq(hot[1].start, 1300 * G);
+        ck_assert_uint_eq(hot[1].end, 1306 * G);
+}
+END_TEST
+
+/* Two chunks of a sparse mapping, each touched whole once and used since:
+ * the first in a small part, which gets its own edges; the second in most
+ * of it, which stays whole (its edges say all).  The used ranges alone are
+ * what the samples call hot. */
+START_TEST(test_granules_touched_chunks_keep_their_edges) {
+        const uint32_t one = DP_SKETCH_WEIGHT;
+        const struct dp_range expect[] = { { 0, 1000 * G }, { 1000 * G, 1010 * G }, { 1010 * G, 1030 * G },
+                                           { 1030 * G, 1128 * G }, { 1128 * G, 5000 * G }, { 5000 * G, 5128 * G },
+                                           { 5128 * G, 10000 * G } };
+        struct dp_snapshot_granule g[256];
+        struct dp_range out[16], hot[8];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 256; i++) {
+                uint64_t index = i < 128 ? 1000 + i : 5000 + i - 128;
+                bool used = (index >= 1010 && index < 1030) || (index >= 5020 && index < 5100);
+
+                g[i] = (struct dp_snapshot_granule) { .start = index * G, .weight = used ? 2 * one : one,
+                                                      .interval = used ? (uint32_t) (2000 + i) : (uint32_t) i / 50 };
+        }
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 256, 0, 10000 * G, 4 * G, 16, out, &n), 0);
+        assert_layout(out, n, expect, DP_ARRAY_SIZE(expect));
+        ck_assert_int_eq(dp_damon_sampled_hot(g, 256, 0, 10000 * G, 4 * G, hot), 2);
+        ck_assert_uint_eq(hot[0].start, 1010 * G);
+        ck_assert_uint_eq(hot[1].start, 5020 * G);
+}
+END_TEST
+
 /* damonctl's agreement: DAMON's hot rows of the target against its sampled
  * hot granules; another target's rows do not count. */
 START_TEST(test_target_agreement) {
@@ -356,6 +428,8 @@ static Suite *damon_hints_suite(void) {
         TCase *tc = tcase_create("core");
 
         tcase_add_test(tc, test_build_keeps_hot_edges);
+        tcase_add_test(tc, test_granules_first_touch_sweep_is_not_hot);
+        tcase_add_test(tc, test_granules_touched_chunks_keep_their_edges);
         tcase_add_test(tc, test_build_respects_gaps_and_budget);
         tcase_add_test(tc, test_build_budget_sweep);
         tcase_add_test(tc, test_build_rejects_bad_input);

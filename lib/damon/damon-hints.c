@@ -236,18 +236,31 @@ static int hot_threshold(const struct dp_snapshot_granule *g, size_t n, uint32_t
         return 0;
 }
 
+/* Granule @i was sampled once, in the same sampling interval as a granule
+ * next to it: part of a sweep, such as a first touch faulting in every page
+ * of an area (the page-fault control samples each fault), not a sign of
+ * use.  A hot area's granules are sampled at different times, and one swept
+ * again weighs more than a sample. */
+static bool swept_once(const struct dp_snapshot_granule *g, size_t n, size_t i) {
+        if (g[i].weight > DP_SKETCH_WEIGHT)
+                return false;
+        return (i > 0 && g[i - 1].start + DP_SKETCH_GRANULE == g[i].start && g[i - 1].interval == g[i].interval) ||
+               (i + 1 < n && g[i].start + DP_SKETCH_GRANULE == g[i + 1].start && g[i + 1].interval == g[i].interval);
+}
+
 /* Hot granules inside [start, end), clustered: a range per run with gaps of
  * at most @max_gap, kept if its granules weigh DP_DAMON_HOT_MIN_WEIGHT
- * together.  Returns how many were written to @hot (room for @n). */
+ * together; granules swept once count only if @with_swept.  Returns how
+ * many were written to @hot (room for @n). */
 static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_t threshold, uint64_t start,
-                          uint64_t end, uint64_t max_gap, struct dp_range *hot) {
+                          uint64_t end, uint64_t max_gap, bool with_swept, struct dp_range *hot) {
         uint64_t weight = 0;    /* of the last range */
         size_t k = 0;
 
         for (size_t i = 0; i < n; i++) {
                 uint64_t s = DP_MAX(g[i].start, start), e = DP_MIN(g[i].start + DP_SKETCH_GRANULE, end);
 
-                if (g[i].weight < threshold || e <= s)
+                if (g[i].weight < threshold || e <= s || (!with_swept && swept_once(g, n, i)))
                         continue;
                 if (k > 0 && s <= hot[k - 1].end + max_gap) {
                         hot[k - 1].end = e;
@@ -274,14 +287,47 @@ int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t
         r = hot_threshold(g, n, &threshold);
         if (r < 0)
                 return r;
-        return (int) cluster_hot(g, n, threshold, start, end, max_gap, out);
+        return (int) cluster_hot(g, n, threshold, start, end, max_gap, false, out);
+}
+
+/* The @nt touched ranges, in order, into @out (room for 2 * @nu + @nt);
+ * their count.  One is split at the edges of the @nu used ranges inside it
+ * only when they cover less than a quarter of it: a window in an area
+ * touched whole, not most of a chunk (whose edges say all, and whose used
+ * part's edges move with every sample).  The used ranges are sorted,
+ * disjoint and each inside a touched one (it has the same granules and
+ * more). */
+static size_t overlay(const struct dp_range *used, size_t nu, const struct dp_range *touched, size_t nt,
+                      struct dp_range *out) {
+        size_t i = 0, k = 0;
+
+        for (size_t j = 0; j < nt; j++) {
+                uint64_t len = touched[j].end - touched[j].start, used_len = 0, at = touched[j].start;
+                size_t first = i;
+
+                for (; i < nu && used[i].start < touched[j].end; i++)
+                        used_len += used[i].end - used[i].start;
+                if (used_len == 0 || 4 * used_len >= len) {
+                        out[k++] = touched[j];
+                        continue;
+                }
+                for (size_t u = first; u < i; u++) {
+                        if (used[u].start > at)
+                                out[k++] = (struct dp_range) { at, used[u].start };
+                        out[k++] = used[u];
+                        at = used[u].end;
+                }
+                if (at < touched[j].end)
+                        out[k++] = (struct dp_range) { at, touched[j].end };
+        }
+        return k;
 }
 
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n) {
-        _cleanup_free_ struct dp_range *hot = NULL;
+        _cleanup_free_ struct dp_range *used = NULL, *touched = NULL, *hot = NULL;
         uint32_t threshold;
-        size_t k, o = 0;
+        size_t nu, nt, k, o = 0;
         int r;
 
         /* No granule yet (the snapshot's array not even made) is no data,
@@ -293,10 +339,17 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
         r = hot_threshold(g, n, &threshold);
         if (r < 0)
                 return r;
-        hot = calloc(n, sizeof(*hot));
-        if (!hot)
+        used = calloc(n, sizeof(*used));
+        touched = calloc(n, sizeof(*touched));
+        hot = calloc(3 * n, sizeof(*hot));
+        if (!used || !touched || !hot)
                 return -ENOMEM;
-        k = cluster_hot(g, n, threshold, start, end, max_gap, hot);
+        /* What is used, and apart from it what a sweep touched: a first
+         * touch outlines where memory is (the chunks of a sparse mapping),
+         * not which of it is used (a window inside an area touched whole). */
+        nu = cluster_hot(g, n, threshold, start, end, max_gap, false, used);
+        nt = cluster_hot(g, n, threshold, start, end, max_gap, true, touched);
+        k = overlay(used, nu, touched, nt, hot);
         if (k == 0)
                 return -ENODATA;
         r = dp_ranges_fit(hot, k, (max_out - 1) / 2, &k);

@@ -74,7 +74,9 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
 /*
  * The hint layout of one target from where its samples fall, exactly: of
  * its sampled granules @g (ascending), those weighing at least an eighth of
- * the 99th percentile are hot; hot granules at most @max_gap bytes apart
+ * the 99th percentile are hot, but for those sampled once in a sweep (in the
+ * same sampling interval as the granule next to them: a first touch, not
+ * use); hot granules at most @max_gap bytes apart
  * form one hot range, kept if they weigh DP_DAMON_HOT_MIN_WEIGHT; while
  * more than (@max_out - 1) / 2 ranges remain, the closest are bridged.  The
  * layout covers [@start, @end) whole, hot ranges and the cold ranges between

@@ -52,33 +52,34 @@ static int snapshot_reserve(struct dp_tracker_snapshot *snap, size_t nr_targets,
  * run of them (granules of removed targets are left unreferenced). */
 static void snapshot_granules(const struct dp_tracker *t, struct dp_tracker_snapshot *snap) {
         struct dp_sketch_entry *e = (struct dp_sketch_entry *) snap->granules;
-        size_t n, g = 0;
+        size_t n, ti = 0;
 
+        for (size_t i = 0; i < snap->nr_targets; i++)
+                snap->targets[i].first_granule = snap->targets[i].nr_granules = 0;
         /* The entries are exported into the granule array and converted in
-         * place: both are 16 bytes, and entry i is read before granule i is written. */
+         * place: both are 16 bytes, and entry i is read before granule i is
+         * written.  Both are sorted by tgid, so each target's run is found
+         * on the way. */
         _Static_assert(sizeof(struct dp_sketch_entry) == sizeof(struct dp_snapshot_granule), "same size");
         n = dp_sketch_export(&t->sketch, e);
         for (size_t i = 0; i < n; i++) {
                 struct dp_sketch_entry x;
+                uint32_t tgid;
 
                 memcpy(&x, &e[i], sizeof(x));
                 snap->granules[i] = (struct dp_snapshot_granule) {
                         .start = dp_sketch_key_start(x.key),
-                        .tgid = dp_sketch_key_tgid(x.key),
                         .weight = x.weight,
+                        .interval = x.interval,
                 };
+                tgid = dp_sketch_key_tgid(x.key);
+                while (ti < snap->nr_targets && snap->targets[ti].tgid < tgid)
+                        ti++;
+                if (ti < snap->nr_targets && snap->targets[ti].tgid == tgid &&
+                    snap->targets[ti].nr_granules++ == 0)
+                        snap->targets[ti].first_granule = i;
         }
         snap->nr_granules = n;
-        for (size_t i = 0; i < snap->nr_targets; i++) {
-                struct dp_snapshot_target *st = &snap->targets[i];
-
-                while (g < n && snap->granules[g].tgid < st->tgid)
-                        g++;
-                st->first_granule = g;
-                while (g < n && snap->granules[g].tgid == st->tgid)
-                        g++;
-                st->nr_granules = g - st->first_granule;
-        }
 }
 
 int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *snap) {

@@ -182,12 +182,13 @@ struct dp_snapshot_target {
         bool sampled_since_ranges;
 };
 
-/* A sampled 16 KiB granule (sketch.h): its start and decaying weight, one
- * fresh sample weighing DP_SKETCH_WEIGHT. */
+/* A sampled 16 KiB granule (sketch.h) of its target's run: its start,
+ * decaying weight (one fresh sample weighing DP_SKETCH_WEIGHT) and the
+ * sampling interval it was last counted in (its low 32 bits). */
 struct dp_snapshot_granule {
         uint64_t start;
-        uint32_t tgid;
         uint32_t weight;
+        uint32_t interval;
 };
 
 /* Zero-initialise before first use; reused (and grown) across calls. */
@@ -198,7 +199,7 @@ struct dp_tracker_snapshot {
         struct dp_snapshot_region *regions;
         size_t nr_regions;
         size_t regions_cap;
-        struct dp_snapshot_granule *granules;   /* sorted by tgid, then start */
+        struct dp_snapshot_granule *granules;   /* by target (sorted by tgid), then start */
         size_t nr_granules;
         size_t granules_cap;
         uint64_t epoch;
