@@ -325,7 +325,7 @@ static size_t overlay(const struct dp_range *used, size_t nu, const struct dp_ra
 
 int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                                  uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n) {
-        _cleanup_free_ struct dp_range *used = NULL, *touched = NULL, *hot = NULL;
+        _cleanup_free_ struct dp_range *used = NULL, *touched = NULL, *ranges = NULL;
         uint32_t threshold;
         size_t nu, nt, k, o = 0;
         int r;
@@ -341,30 +341,30 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
                 return r;
         used = calloc(n, sizeof(*used));
         touched = calloc(n, sizeof(*touched));
-        hot = calloc(3 * n, sizeof(*hot));
-        if (!used || !touched || !hot)
+        ranges = calloc(3 * n, sizeof(*ranges));
+        if (!used || !touched || !ranges)
                 return -ENOMEM;
         /* What is used, and apart from it what a sweep touched: a first
          * touch outlines where memory is (the chunks of a sparse mapping),
          * not which of it is used (a window inside an area touched whole). */
         nu = cluster_hot(g, n, threshold, start, end, max_gap, false, used);
         nt = cluster_hot(g, n, threshold, start, end, max_gap, true, touched);
-        k = overlay(used, nu, touched, nt, hot);
+        k = overlay(used, nu, touched, nt, ranges);
         if (k == 0)
                 return -ENODATA;
-        r = dp_ranges_fit(hot, k, (max_out - 1) / 2, &k);
+        r = dp_ranges_fit(ranges, k, (max_out - 1) / 2, &k);
         if (r < 0)
                 return r;
 
         for (size_t i = 0; i < k; i++) {
-                uint64_t cold_start = i == 0 ? start : hot[i - 1].end;
+                uint64_t cold_start = i == 0 ? start : ranges[i - 1].end;
 
-                if (hot[i].start > cold_start)
-                        out[o++] = (struct dp_range) { cold_start, hot[i].start };
-                out[o++] = hot[i];
+                if (ranges[i].start > cold_start)
+                        out[o++] = (struct dp_range) { cold_start, ranges[i].start };
+                out[o++] = ranges[i];
         }
-        if (hot[k - 1].end < end)
-                out[o++] = (struct dp_range) { hot[k - 1].end, end };
+        if (ranges[k - 1].end < end)
+                out[o++] = (struct dp_range) { ranges[k - 1].end, end };
         *ret_n = o;
         return 0;
 }

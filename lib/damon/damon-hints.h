@@ -76,10 +76,12 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
  * its sampled granules @g (ascending), those weighing at least an eighth of
  * the 99th percentile are hot, but for those sampled once in a sweep (in the
  * same sampling interval as the granule next to them: a first touch, not
- * use); hot granules at most @max_gap bytes apart
- * form one hot range, kept if they weigh DP_DAMON_HOT_MIN_WEIGHT; while
- * more than (@max_out - 1) / 2 ranges remain, the closest are bridged.  The
- * layout covers [@start, @end) whole, hot ranges and the cold ranges between
+ * use); hot granules at most @max_gap bytes apart form one hot range, kept
+ * if they weigh DP_DAMON_HOT_MIN_WEIGHT.  The ranges the sweeps touched
+ * give their edges too, split at the hot ranges inside where those cover
+ * less than a quarter of them.  While more than (@max_out - 1) / 2 ranges
+ * remain, the closest are bridged.  The
+ * layout covers [@start, @end) whole, those ranges and the cold ranges between
  * them: DAMON clips it to the address space it monitors (its vaddr update
  * puts back what a commit leaves out, so nothing is left out).  @out needs
  * room for @max_out ranges.  -EINVAL for bad arguments (@max_out < 3),

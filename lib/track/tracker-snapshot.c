@@ -54,12 +54,10 @@ static void snapshot_granules(const struct dp_tracker *t, struct dp_tracker_snap
         struct dp_sketch_entry *e = (struct dp_sketch_entry *) snap->granules;
         size_t n, ti = 0;
 
-        for (size_t i = 0; i < snap->nr_targets; i++)
-                snap->targets[i].first_granule = snap->targets[i].nr_granules = 0;
         /* The entries are exported into the granule array and converted in
          * place: both are 16 bytes, and entry i is read before granule i is
          * written.  Both are sorted by tgid, so each target's run is found
-         * on the way. */
+         * on the way (the targets, just made, have none yet). */
         _Static_assert(sizeof(struct dp_sketch_entry) == sizeof(struct dp_snapshot_granule), "same size");
         n = dp_sketch_export(&t->sketch, e);
         for (size_t i = 0; i < n; i++) {
