@@ -82,6 +82,19 @@ static void hint_set_done(struct hint_set *h) {
         h->n = 0;
 }
 
+/* What DAMON monitors of target @t, as DAMON itself would choose it: a
+ * process's mappings without the two widest gaps between them; the
+ * physical address space whole. */
+static int target_cover(const struct damon_thread *d, const struct dp_snapshot_target *t,
+                        struct dp_range cover[static 3], size_t *ret_n) {
+        if (d->config.target_mode == DP_TARGETS_PHYS) {
+                cover[0] = (struct dp_range) { t->start, t->end };
+                *ret_n = 1;
+                return 0;
+        }
+        return dp_damon_vaddr_cover(&d->snap.regions[t->first_region], t->nr_regions, cover, ret_n);
+}
+
 /* One hint per chosen target the tracker knows, each within its share of
  * DAMON's region budget. */
 static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, struct hint_set *h) {
@@ -89,7 +102,8 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
 
         for (size_t i = 0; i < n; i++) {
                 const struct dp_snapshot_target *t = damon_snapshot_target(&d->snap, pids[i]);
-                size_t k = h->n, nr, room;
+                struct dp_range cover[3];
+                size_t k = h->n, nr, room, nc;
                 int r;
 
                 if (!t || t->nr_regions == 0)
@@ -102,8 +116,10 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
                         return -ENOMEM;
                 /* Where the samples fall, exactly; the adaptive regions'
                  * layout only while no granule is hot. */
-                r = dp_damon_hints_from_granules(&d->snap.granules[t->first_granule], t->nr_granules, t->start,
-                                                 t->end, HINT_GRANULE_GAP, budget, h->ranges[k], &nr);
+                r = target_cover(d, t, cover, &nc);
+                if (r == 0)
+                        r = dp_damon_hints_from_granules(&d->snap.granules[t->first_granule], t->nr_granules,
+                                                         cover, nc, HINT_GRANULE_GAP, budget, h->ranges[k], &nr);
                 if (r == -ENODATA)
                         r = dp_damon_hints_build(&d->snap.regions[t->first_region], t->nr_regions,
                                                  d->snap.max_nr_accesses, budget, h->ranges[k], &nr);

@@ -167,6 +167,14 @@ END_TEST
 #define G DP_SKETCH_GRANULE
 
 /* Granule @index, last sampled in an interval of its own (as a hot area's are). */
+/* The granule layout over one span [@start, @end). */
+static int hints_in_span(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end, uint64_t max_gap,
+                         size_t max_out, struct dp_range *out, size_t *ret_n) {
+        struct dp_range span = { start, end };
+
+        return dp_damon_hints_from_granules(g, n, &span, 1, max_gap, max_out, out, ret_n);
+}
+
 static struct dp_snapshot_granule granule(uint64_t index, uint32_t weight) {
         return (struct dp_snapshot_granule) { .start = index * G, .weight = weight, .interval = (uint32_t) index };
 }
@@ -183,7 +191,7 @@ START_TEST(test_granules_outline_chunks) {
         struct dp_range out[16];
         size_t n = 0;
 
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, DP_ARRAY_SIZE(g), 10 * G, 20000 * G, 4 * G, 16, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, DP_ARRAY_SIZE(g), 10 * G, 20000 * G, 4 * G, 16, out, &n), 0);
         ck_assert_uint_eq(n, 5);
         ck_assert_uint_eq(out[0].start, 10 * G);
         ck_assert_uint_eq(out[1].start, 100 * G);
@@ -207,7 +215,7 @@ START_TEST(test_granules_fit_budget) {
 
         for (size_t i = 0; i < 8; i++)
                 g[i] = granule(i < 4 ? 10 * i : 1000 + 10 * i, DP_DAMON_HOT_MIN_WEIGHT);
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 8, 0, 2000 * G, 0, 5, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, 8, 0, 2000 * G, 0, 5, out, &n), 0);
         ck_assert_uint_le(n, 5);
         ck_assert_uint_eq(out[0].start, 0);                     /* the first chunk starts the span: hot */
         ck_assert_uint_eq(out[0].end, 31 * G);                  /* the four low chunks, bridged */
@@ -236,7 +244,7 @@ START_TEST(test_granules_stray_samples_are_not_hot) {
         g[k++] = granule(900, DP_DAMON_HOT_MIN_WEIGHT);                 /* a small hot object */
         g[k++] = granule(1500, one);                                    /* a stray one last */
 
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, k, 0, 2000 * G, 4 * G, 16, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, k, 0, 2000 * G, 4 * G, 16, out, &n), 0);
         ck_assert_uint_eq(n, 5);
         ck_assert_uint_eq(out[0].end, 100 * G);         /* 10 left in the cold range */
         ck_assert_uint_eq(out[1].start, 100 * G);
@@ -251,8 +259,76 @@ START_TEST(test_granules_stray_samples_are_not_hot) {
         ck_assert_uint_eq(hot[1].start, 900 * G);
 
         /* Only strays: nothing hot, no hint. */
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 2000 * G, 4 * G, 16, out, &n), -ENODATA);
+        ck_assert_int_eq(hints_in_span(g, 1, 0, 2000 * G, 4 * G, 16, out, &n), -ENODATA);
         ck_assert_int_eq(dp_damon_sampled_hot(g, 1, 0, 2000 * G, 4 * G, hot), 0);
+}
+END_TEST
+
+static void assert_layout(const struct dp_range *out, size_t n, const struct dp_range *expect, size_t n_expect) {
+        ck_assert_uint_eq(n, n_expect);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_msg(out[i].start == expect[i].start && out[i].end == expect[i].end,
+                              "range %zu: %#" PRIx64 "-%#" PRIx64, i, out[i].start, out[i].end);
+}
+
+/* A process's mappings as DAMON's vaddr operations take them: the span
+ * without its two widest gaps, touching regions joined. */
+START_TEST(test_vaddr_cover) {
+        const struct dp_snapshot_region r[] = {
+                { .start = 0, .end = 10 }, { .start = 10, .end = 20 }, { .start = 100, .end = 110 },
+                { .start = 1000, .end = 1010 }, { .start = 1012, .end = 1020 }, { .start = 5000, .end = 5010 },
+        };
+        struct dp_range cover[3];
+        size_t n = 0;
+
+        ck_assert_int_eq(dp_damon_vaddr_cover(r, DP_ARRAY_SIZE(r), cover, &n), 0);
+        assert_layout(cover, n, (const struct dp_range[]) { { 0, 110 }, { 1000, 1020 }, { 5000, 5010 } }, 3);
+        ck_assert_int_eq(dp_damon_vaddr_cover(r, 2, cover, &n), 0);
+        assert_layout(cover, n, (const struct dp_range[]) { { 0, 20 } }, 1);
+        ck_assert_int_eq(dp_damon_vaddr_cover(r + 1, 2, cover, &n), 0);
+        assert_layout(cover, n, (const struct dp_range[]) { { 10, 20 }, { 100, 110 } }, 2);
+        ck_assert_int_eq(dp_damon_vaddr_cover(r, 0, cover, &n), -EINVAL);
+        ck_assert_int_eq(dp_damon_vaddr_cover((const struct dp_snapshot_region[]) { { .start = 10, .end = 20 },
+                                                                                      { .start = 0, .end = 5 } },
+                                              2, cover, &n),
+                         -EINVAL);
+}
+END_TEST
+
+/* The layout stays inside what DAMON monitors: each cover range whole, a
+ * hot chunk in the middle one outlined, nothing in the gaps between them
+ * (where a layout over the whole span would put regions of terabytes). */
+START_TEST(test_granules_layout_within_cover) {
+        const struct dp_range cover[] = { { 0, 100 * G }, { 1000 * G, 2000 * G }, { 900000 * G, 900010 * G } };
+        struct dp_snapshot_granule g[40];
+        struct dp_range out[16];
+        size_t n = 0;
+
+        for (size_t i = 0; i < 32; i++)
+                g[i] = granule(1500 + i, 1000);
+        for (size_t i = 32; i < 40; i++)        /* a hot run across the middle range's end */
+                g[i] = granule(1996 + i - 32, 1000);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 40, cover, 3, 4 * G, 16, out, &n), 0);
+        assert_layout(out, n,
+                      (const struct dp_range[]) { { 0, 100 * G },
+                                                  { 1000 * G, 1500 * G },
+                                                  { 1500 * G, 1532 * G },
+                                                  { 1532 * G, 1996 * G },
+                                                  { 1996 * G, 2000 * G },
+                                                  { 900000 * G, 900010 * G } },
+                      6);
+        /* Too small a budget for three: the two nearest bridged. */
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 40, cover, 3, 4 * G, 8, out, &n), 0);
+        assert_layout(out, n,
+                      (const struct dp_range[]) { { 0, 1500 * G },
+                                                  { 1500 * G, 1532 * G },
+                                                  { 1532 * G, 1996 * G },
+                                                  { 1996 * G, 2000 * G },
+                                                  { 900000 * G, 900010 * G } },
+                      5);
+        ck_assert_int_eq(dp_damon_hints_from_granules(g, 40, (const struct dp_range[]) { { 10, 20 }, { 0, 5 } }, 2, 4 * G,
+                                                      16, out, &n),
+                         -EINVAL);
 }
 END_TEST
 
@@ -261,14 +337,14 @@ START_TEST(test_granules_none) {
         struct dp_range out[4];
         size_t n = 0;
 
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        ck_assert_int_eq(hints_in_span(g, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
         /* A snapshot without any granule has no array to point into. */
-        ck_assert_int_eq(dp_damon_hints_from_granules(NULL, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
-        ck_assert_int_eq(dp_damon_hints_from_granules(NULL, 1, 0, 10 * G, 0, 4, out, &n), -EINVAL);
+        ck_assert_int_eq(hints_in_span(NULL, 0, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        ck_assert_int_eq(hints_in_span(NULL, 1, 0, 10 * G, 0, 4, out, &n), -EINVAL);
         /* Outside the span. */
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 10 * G, 0, 4, out, &n), -ENODATA);
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 0, 1000 * G, 0, 2, out, &n), -EINVAL);
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 1, 10, 10, 0, 4, out, &n), -EINVAL);
+        ck_assert_int_eq(hints_in_span(g, 1, 0, 10 * G, 0, 4, out, &n), -ENODATA);
+        ck_assert_int_eq(hints_in_span(g, 1, 0, 1000 * G, 0, 2, out, &n), -EINVAL);
+        ck_assert_int_eq(hints_in_span(g, 1, 10, 10, 0, 4, out, &n), -EINVAL);
 }
 END_TEST
 
@@ -320,7 +396,7 @@ START_TEST(test_granules_small_window_in_touched_span) {
 
         for (size_t i = 0; i < 210; i++)
                 g[i] = granule(1000 + i, i >= 100 && i < 110 ? 9000 : 1000);
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 210, 1000 * G, 1210 * G, 4 * G, 8, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, 210, 1000 * G, 1210 * G, 4 * G, 8, out, &n), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_uint_eq(out[1].start, 1100 * G);
         ck_assert_uint_eq(out[1].end, 1110 * G);
@@ -328,13 +404,6 @@ START_TEST(test_granules_small_window_in_touched_span) {
 END_TEST
 
 /* The layout @out of @n ranges is exactly @expect. */
-static void assert_layout(const struct dp_range *out, size_t n, const struct dp_range *expect, size_t n_expect) {
-        ck_assert_uint_eq(n, n_expect);
-        for (size_t i = 0; i < n; i++)
-                ck_assert_msg(out[i].start == expect[i].start && out[i].end == expect[i].end,
-                              "range %zu: %#" PRIx64 "-%#" PRIx64, i, out[i].start, out[i].end);
-}
-
 /* A span faulted in by one first touch, the page-fault control sampling
  * every fault: each granule sampled once, 50 in each sampling interval.
  * Nothing in it is used; its edges say where memory is.  A window in it
@@ -350,14 +419,14 @@ START_TEST(test_granules_first_touch_sweep_is_not_hot) {
         for (size_t i = 0; i < 400; i++)
                 g[i] = (struct dp_snapshot_granule) { .start = (1000 + i) * G, .weight = one, .interval = (uint32_t) i / 50 };
         ck_assert_int_eq(dp_damon_sampled_hot(g, 400, 0, 2000 * G, 4 * G, hot), 0);
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 400, 0, 2000 * G, 4 * G, 8, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, 400, 0, 2000 * G, 4 * G, 8, out, &n), 0);
         assert_layout(out, n, (const struct dp_range[]) { { 0, 1000 * G }, { 1000 * G, 1400 * G }, { 1400 * G, 2000 * G } },
                       3);
 
         for (size_t i = 200; i < 232; i++)
                 g[i] = (struct dp_snapshot_granule) { .start = (1000 + i) * G, .weight = one / 2 + one, .interval = 1000 + (uint32_t) i };
         ck_assert_int_eq(dp_damon_sampled_hot(g, 400, 0, 2000 * G, 4 * G, hot), 1);
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 400, 0, 2000 * G, 4 * G, 8, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, 400, 0, 2000 * G, 4 * G, 8, out, &n), 0);
         assert_layout(out, n, (const struct dp_range[]) { { 0, 1000 * G }, { 1000 * G, 1200 * G }, { 1200 * G, 1232 * G },
                                                           { 1232 * G, 1400 * G }, { 1400 * G, 2000 * G } }, 5);
 
@@ -389,7 +458,7 @@ START_TEST(test_granules_touched_chunks_keep_their_edges) {
                 g[i] = (struct dp_snapshot_granule) { .start = index * G, .weight = used ? 2 * one : one,
                                                       .interval = used ? (uint32_t) (2000 + i) : (uint32_t) i / 50 };
         }
-        ck_assert_int_eq(dp_damon_hints_from_granules(g, 256, 0, 10000 * G, 4 * G, 16, out, &n), 0);
+        ck_assert_int_eq(hints_in_span(g, 256, 0, 10000 * G, 4 * G, 16, out, &n), 0);
         assert_layout(out, n, expect, DP_ARRAY_SIZE(expect));
         ck_assert_int_eq(dp_damon_sampled_hot(g, 256, 0, 10000 * G, 4 * G, hot), 2);
         ck_assert_uint_eq(hot[0].start, 1010 * G);
@@ -439,6 +508,8 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_granules_fit_budget);
         tcase_add_test(tc, test_granules_stray_samples_are_not_hot);
         tcase_add_test(tc, test_granules_none);
+        tcase_add_test(tc, test_vaddr_cover);
+        tcase_add_test(tc, test_granules_layout_within_cover);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
         tcase_add_test(tc, test_granules_small_window_in_touched_span);
         tcase_add_test(tc, test_target_agreement);

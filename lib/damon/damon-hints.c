@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "damon-hints.h"
 #include "macro.h"
@@ -323,19 +324,74 @@ static size_t overlay(const struct dp_range *used, size_t nu, const struct dp_ra
         return k;
 }
 
-int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
-                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n) {
-        _cleanup_free_ struct dp_range *used = NULL, *touched = NULL, *ranges = NULL;
+static uint64_t gap_width(const struct dp_snapshot_region *regions, size_t i) {
+        return regions[i].start - regions[i - 1].end;
+}
+
+/* Appends @r to @out (room for @max) unless empty. */
+static int emit(struct dp_range *out, size_t max, size_t *o, uint64_t start, uint64_t end) {
+        if (end <= start)
+                return 0;
+        if (*o >= max)
+                return -E2BIG;
+        out[(*o)++] = (struct dp_range) { start, end };
+        return 0;
+}
+
+/* The @k sorted, disjoint @ranges within each of the @nc @cover ranges,
+ * clipped to it, with the cold ranges between them: into @out (room for
+ * @max_out); their count in *@ret_n. */
+static int lay_out(const struct dp_range *ranges, size_t k, const struct dp_range *cover, size_t nc,
+                   size_t max_out, struct dp_range *out, size_t *ret_n) {
+        size_t o = 0, i = 0;
+        int r;
+
+        for (size_t c = 0; c < nc; c++) {
+                uint64_t at = cover[c].start;
+
+                while (i < k && ranges[i].end <= cover[c].start)
+                        i++;
+                for (size_t j = i; j < k && ranges[j].start < cover[c].end; j++) {
+                        uint64_t s = DP_MAX(ranges[j].start, at), e = DP_MIN(ranges[j].end, cover[c].end);
+
+                        if ((r = emit(out, max_out, &o, at, s)) < 0 || (r = emit(out, max_out, &o, s, e)) < 0)
+                                return r;
+                        at = DP_MAX(at, e);
+                }
+                if ((r = emit(out, max_out, &o, at, cover[c].end)) < 0)
+                        return r;
+        }
+        *ret_n = o;
+        return 0;
+}
+
+int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, const struct dp_range *cover,
+                                 size_t nc, uint64_t max_gap, size_t max_out, struct dp_range *out,
+                                 size_t *ret_n) {
+        _cleanup_free_ struct dp_range *used = NULL, *touched = NULL, *ranges = NULL, *within = NULL;
+        struct dp_range hull;
         uint32_t threshold;
-        size_t nu, nt, k, o = 0;
+        size_t nu, nt, k;
         int r;
 
         /* No granule yet (the snapshot's array not even made) is no data,
          * not a bad call: a failure would make the first commits back off. */
-        if (!out || max_out < 3 || end <= start || (n > 0 && !g))
+        if (!out || max_out < 3 || !cover || nc == 0 || !dp_ranges_are_sorted_disjoint(cover, nc) ||
+            (n > 0 && !g))
                 return -EINVAL;
         if (n == 0)
                 return -ENODATA;
+        /* Each cover range adds at most a cold range before and after its
+         * hot ones, and splits one that crosses its edge: a small budget
+         * bridges the narrowest gaps between them. */
+        within = malloc(nc * sizeof(*within));
+        if (!within)
+                return -ENOMEM;
+        memcpy(within, cover, nc * sizeof(*within));
+        r = dp_ranges_fit(within, nc, max_out / 3, &nc);
+        if (r < 0)
+                return r;
+        hull = (struct dp_range) { within[0].start, within[nc - 1].end };
         r = hot_threshold(g, n, &threshold);
         if (r < 0)
                 return r;
@@ -347,25 +403,44 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
         /* What is used, and apart from it what a sweep touched: a first
          * touch outlines where memory is (the chunks of a sparse mapping),
          * not which of it is used (a window inside an area touched whole). */
-        nu = cluster_hot(g, n, threshold, start, end, max_gap, false, used);
-        nt = cluster_hot(g, n, threshold, start, end, max_gap, true, touched);
+        nu = cluster_hot(g, n, threshold, hull.start, hull.end, max_gap, false, used);
+        nt = cluster_hot(g, n, threshold, hull.start, hull.end, max_gap, true, touched);
         k = overlay(used, nu, touched, nt, ranges);
         if (k == 0)
                 return -ENODATA;
-        r = dp_ranges_fit(ranges, k, (max_out - 1) / 2, &k);
+        r = dp_ranges_fit(ranges, k, (max_out + 2 - 3 * nc) / 2, &k);
         if (r < 0)
                 return r;
+        return lay_out(ranges, k, within, nc, max_out, out, ret_n);
+}
 
-        for (size_t i = 0; i < k; i++) {
-                uint64_t cold_start = i == 0 ? start : ranges[i - 1].end;
+int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, struct dp_range out[static 3],
+                         size_t *ret_n) {
+        size_t gap[2] = { 0, 0 };       /* the widest gaps, by the index of the region after each */
+        size_t k = 0;
 
-                if (ranges[i].start > cold_start)
-                        out[o++] = (struct dp_range) { cold_start, ranges[i].start };
-                out[o++] = ranges[i];
+        if (n == 0 || !regions || !out || !ret_n)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                if (regions[i].end <= regions[i].start || (i > 0 && regions[i].start < regions[i - 1].end))
+                        return -EINVAL;
+                if (i == 0 || regions[i].start == regions[i - 1].end)
+                        continue;
+                /* Ties keep the lower gap, as dp_ranges_fit() bridges the lower first. */
+                if (gap[0] == 0 || gap_width(regions, i) > gap_width(regions, gap[0])) {
+                        gap[1] = gap[0];
+                        gap[0] = i;
+                } else if (gap[1] == 0 || gap_width(regions, i) > gap_width(regions, gap[1]))
+                        gap[1] = i;
         }
-        if (ranges[k - 1].end < end)
-                out[o++] = (struct dp_range) { ranges[k - 1].end, end };
-        *ret_n = o;
+        out[0].start = regions[0].start;
+        for (size_t i = 1; i < n; i++)
+                if (i == gap[0] || i == gap[1]) {
+                        out[k++].end = regions[i - 1].end;
+                        out[k].start = regions[i].start;
+                }
+        out[k++].end = regions[n - 1].end;
+        *ret_n = k;
         return 0;
 }
 

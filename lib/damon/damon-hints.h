@@ -79,16 +79,29 @@ const struct dp_snapshot_target *dp_snapshot_find_target(const struct dp_tracker
  * use); hot granules at most @max_gap bytes apart form one hot range, kept
  * if they weigh DP_DAMON_HOT_MIN_WEIGHT.  The ranges the sweeps touched
  * give their edges too, split at the hot ranges inside where those cover
- * less than a quarter of them.  While more than (@max_out - 1) / 2 ranges
- * remain, the closest are bridged.  The
- * layout covers [@start, @end) whole, those ranges and the cold ranges between
- * them: DAMON clips it to the address space it monitors (its vaddr update
- * puts back what a commit leaves out, so nothing is left out).  @out needs
- * room for @max_out ranges.  -EINVAL for bad arguments (@max_out < 3),
- * -ENODATA when no granule lies inside, -ENOMEM.
+ * less than a quarter of them.  While there are more than @max_out allows,
+ * the closest are bridged.  The layout covers each of the @nc @cover ranges
+ * whole (sorted, disjoint), those ranges clipped to them and the cold
+ * ranges between: a commit sets DAMON's regions as given, and on Linux 6.12
+ * it also restarts DAMON's own update of the address space
+ * (damon_set_attrs()), so a layout that spanned the gaps between a
+ * process's mappings would stay, in a few regions of terabytes that DAMON
+ * needs seconds to split down to anything, as long as the hints come.
+ * Where @max_out is below 3 * @nc, the narrowest gaps between the cover
+ * ranges are bridged.  @out needs room for @max_out ranges.  -EINVAL for
+ * bad arguments (@max_out < 3), -ENODATA when no granule lies inside,
+ * -ENOMEM.
  */
-int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
-                                 uint64_t max_gap, size_t max_out, struct dp_range *out, size_t *ret_n);
+int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, const struct dp_range *cover,
+                                 size_t nc, uint64_t max_gap, size_t max_out, struct dp_range *out,
+                                 size_t *ret_n);
+
+/* What DAMON's vaddr operations monitor of a process (its "three regions"):
+ * the span of its tracker @regions (sorted, disjoint) without the two widest
+ * gaps between them.  Into @out; their count (1 to 3) in *@ret_n.  -EINVAL
+ * for no regions or unsorted ones. */
+int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, struct dp_range out[static 3],
+                         size_t *ret_n);
 
 /* The sampled hot ranges themselves, as the layout above outlines them
  * (before fitting to a budget): into @out (room for @n); their count, 0
