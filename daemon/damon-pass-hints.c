@@ -24,6 +24,9 @@
 /* DAMON's edge this close to a sampled boundary is that boundary: a
  * granule's width, the samples' own precision. */
 #define MERGE_TOLERANCE DP_SKETCH_GRANULE
+/* DAMON's hot regions agree with the sampled ones when each covers this
+ * much of the other (bytes). */
+#define AGREED 0.9
 /* A read-back torn by another reader is read again at once, this often;
  * one (or a commit) that met another reader's request waits this long
  * before each try. */
@@ -211,6 +214,19 @@ static void log_hint(const struct hint_set *h, size_t k, const char *what, int a
                   h->targets[k].nr_regions, added, text, len < sizeof(text) - 40 ? "" : " ...");
 }
 
+/* Whether DAMON's hot regions of @pid in the last read-back agree with the
+ * sampled hot ranges, as the value benchmark counts convergence.  A commit
+ * then has nothing to teach DAMON and costs it: on Linux 6.12 each one
+ * restarts DAMON's aggregation and address-space update, and every region
+ * a new boundary cuts off starts again from no accesses, which DAMON may
+ * merge with its cold neighbour before it has counted any. */
+static bool damon_agrees(const struct damon_thread *d, uint32_t pid) {
+        for (size_t i = 0; i < d->work.nr_agreement; i++)
+                if (d->work.agreement[i].pid == pid)
+                        return d->work.agreement[i].a.precision >= AGREED && d->work.agreement[i].a.recall >= AGREED;
+        return false;
+}
+
 /* With DAMON running the same targets: each hint merged into DAMON's own
  * layout; true if some boundary was missing, false if nothing needs a
  * commit.  A target that cannot be merged counts as changed when its hint
@@ -223,9 +239,15 @@ static bool merged_needs_commit(struct damon_thread *d, struct hint_set *h) {
                 bool differs = dp_damon_hints_differ(d->committed[i].ranges, d->committed[i].nr, h->ranges[i],
                                                      h->targets[i].nr_regions, HINT_TOLERANCE);
                 int r = merge_with_view(d, h, i, budget);
+                bool agrees = damon_agrees(d, h->targets[i].pid);
 
-                needed |= r > 0 || (r < 0 && differs);
-                log_hint(h, i, r >= 0 ? "merged" : differs ? "whole, changed" : "whole, unchanged", r);
+                needed |= !agrees && (r > 0 || (r < 0 && differs));
+                log_hint(h, i,
+                         agrees ? "DAMON agrees"
+                         : r >= 0 ? "merged"
+                         : differs ? "whole, changed"
+                                   : "whole, unchanged",
+                         r);
         }
         return needed;
 }

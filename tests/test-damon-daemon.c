@@ -457,6 +457,72 @@ START_TEST(test_foreign_kdamond_is_never_written) {
 }
 END_TEST
 
+/* What the daemon's read-back of its own kdamond will find: @n regions of
+ * DAMON's (read whenever it asks, as the keeper answers every keyword). */
+static void set_damon_regions(const struct fake_region *regions, size_t n) {
+        ck_assert_uint_le(n, DP_ARRAY_SIZE(fake.tried));
+        memcpy(fake.tried, regions, n * sizeof(*regions));
+        fake.n_tried = n;
+        fake_fill_tried("kdamonds/0/contexts/0/schemes/0", 0, 1);
+}
+
+/* Polls @key of GetDamonView until it exceeds @than, at most @seconds;
+ * its last value. */
+static json_int_t wait_view_int_above(const char *key, json_int_t than, int seconds) {
+        json_int_t v = view_int(key);
+
+        for (int i = 0; i < seconds * 5 && v <= than; i++) {
+                usleep(200 * 1000);
+                v = view_int(key);
+        }
+        return v;
+}
+
+/* While DAMON's own hot regions agree with the sampled hot area (each
+ * covering at least 90% of the other), nothing is committed, although
+ * DAMON's hot region starts 128 KiB inside the area, a boundary the hint
+ * has and DAMON lacks; once DAMON calls nothing hot, commits resume. */
+START_TEST(test_own_leaves_agreeing_damon_alone) {
+        const uint64_t mib = 1 << 20, in = 128 << 10;
+        struct test_workload w;
+        json_int_t commits, skipped;
+        pid_t daemon;
+
+        setup();
+        make_complete_tree();
+        state_keeper_start();
+        test_workload_start(&w, "45");
+        schemes_config = "MaxTargets=1\n";
+        daemon = start_daemon(w.pid, "60", NULL);
+        schemes_config = "";
+        wait_socket();
+        ck_assert_int_ge(wait_view_int_above("commits", 0, 20), 1);
+
+        set_damon_regions((const struct fake_region[]) {
+                                  { (uint64_t) w.hot_start - 4 * mib, (uint64_t) w.hot_start + in, 0, 5 },
+                                  { (uint64_t) w.hot_start + in, (uint64_t) w.hot_end, 10, 5 },
+                                  { (uint64_t) w.hot_end, (uint64_t) w.hot_end + 4 * mib, 0, 5 },
+                          },
+                          3);
+        skipped = wait_view_int_above("commits_skipped", view_int("commits_skipped"), 20);
+        commits = view_int("commits");
+        /* Four more passes (HintIntervalSec=1s). */
+        ck_assert_int_ge(wait_view_int_above("commits_skipped", skipped + 3, 10), skipped + 4);
+        ck_assert_int_eq(view_int("commits"), commits);
+
+        set_damon_regions((const struct fake_region[]) {
+                                  { (uint64_t) w.hot_start - 4 * mib, (uint64_t) w.hot_end + 4 * mib, 0, 5 },
+                          },
+                          1);
+        ck_assert_int_gt(wait_view_int_above("commits", commits, 10), commits);
+
+        ck_assert_int_eq(stop_daemon_between_passes(daemon), 0);
+        test_workload_stop(&w);
+        state_keeper_stop();
+        tree_teardown();
+}
+END_TEST
+
 /* Someone turns our kdamond off while DAMON's sysfs lock is busy (injected:
  * the next 4 state reads answer EBUSY, as the kernel's do while the turn-off
  * holds the lock): the stop behind the busy reads is still noticed and
@@ -527,6 +593,7 @@ static Suite *damon_daemon_suite(void) {
 
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_own_commits_hot_edges_and_restores);
+        tcase_add_test(tc, test_own_leaves_agreeing_damon_alone);
         tcase_add_test(tc, test_foreign_kdamond_is_never_written);
         tcase_add_test(tc, test_scheme_the_kernel_lacks);
         tcase_add_test(tc, test_stop_behind_busy_state_is_noticed);
