@@ -150,6 +150,24 @@ static size_t view_ranges(const struct damon_thread *d, uint32_t pid, struct dp_
         return n;
 }
 
+/* With -v: DAMON's regions of @pid as read back, with their counts, to see
+ * in a run what each hint is merged into. */
+static void log_view(const struct damon_thread *d, uint32_t pid, size_t n) {
+        char text[512] = "";
+        size_t len = 0;
+
+        if (!log_debug_enabled())
+                return;
+        for (size_t i = 0; i < d->work.nr_rows && len < sizeof(text) - 60; i++)
+                if (d->work.rows[i].pid == pid)
+                        len += (size_t) snprintf(text + len, sizeof(text) - len, " %" PRIx64 "-%" PRIx64 ":%u",
+                                                 d->work.rows[i].start, d->work.rows[i].end,
+                                                 d->work.rows[i].damon_nr_accesses);
+        log_debug("DAMON view at %.2f for pid %u: %zu regions:%s%s",
+                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, pid, n, text,
+                  len < sizeof(text) - 60 ? "" : " ...");
+}
+
 /*
  * Turns hint @k into DAMON's own layout with the hint's missing boundaries
  * added (dp_damon_hints_merge()), so that a commit keeps DAMON's finer
@@ -171,6 +189,7 @@ static int merge_with_view(const struct damon_thread *d, struct hint_set *h, siz
         nv = view_ranges(d, t->pid, view);
         if (nv == 0)
                 return -ENODATA;
+        log_view(d, t->pid, nv);
         merged = calloc(nv + 2 * t->nr_regions, sizeof(*merged));
         as_damon = calloc(nv + 2 * t->nr_regions, sizeof(*as_damon));
         if (!merged || !as_damon) {
