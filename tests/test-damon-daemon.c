@@ -272,6 +272,23 @@ static uint64_t distance(uint64_t a, uint64_t b) {
         return a > b ? a - b : b - a;
 }
 
+/* A fresh tree with the keeper playing the kernel, the workload running for
+ * @seconds, and the daemon owning DAMON with @lines (newline-ended [DAMON]
+ * lines) added, its socket up. */
+static pid_t start_owning(struct test_workload *w, const char *seconds, const char *lines) {
+        pid_t daemon;
+
+        setup();
+        make_complete_tree();
+        state_keeper_start();
+        test_workload_start(w, seconds);
+        schemes_config = lines;
+        daemon = start_daemon(w->pid, "60", NULL);
+        schemes_config = "";
+        wait_socket();
+        return daemon;
+}
+
 START_TEST(test_own_commits_hot_edges_and_restores) {
         struct test_workload w;
         _cleanup_free_ char *log = NULL;
@@ -282,13 +299,8 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         pid_t daemon;
         int target = -1;
 
-        setup();
-        make_complete_tree();
-        state_keeper_start();
-        test_workload_start(&w, "45");
-        schemes_config = "MaxTargets=1\nScheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M reject=hot\n";
-        daemon = start_daemon(w.pid, "60", NULL);
-        schemes_config = "";
+        daemon = start_owning(&w, "45",
+                              "MaxTargets=1\nScheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M reject=hot\n");
         sleep(6);
 
         ck_assert_int_eq(access(state_file, F_OK), 0);
@@ -392,14 +404,7 @@ START_TEST(test_scheme_the_kernel_lacks) {
         json_t *view = NULL;
         pid_t daemon;
 
-        setup();
-        make_complete_tree();
-        state_keeper_start();
-        test_workload_start(&w, "30");
-        schemes_config = "Scheme=pageout allow=anon\n";
-        daemon = start_daemon(w.pid, "60", NULL);
-        schemes_config = "";
-        wait_socket();
+        daemon = start_owning(&w, "30", "Scheme=pageout allow=anon\n");
         for (int i = 0; i < 100; i++) {
                 json_decref(view);
                 view = damon_view();
@@ -488,14 +493,7 @@ START_TEST(test_own_leaves_agreeing_damon_alone) {
         json_int_t commits, skipped;
         pid_t daemon;
 
-        setup();
-        make_complete_tree();
-        state_keeper_start();
-        test_workload_start(&w, "45");
-        schemes_config = "MaxTargets=1\n";
-        daemon = start_daemon(w.pid, "60", NULL);
-        schemes_config = "";
-        wait_socket();
+        daemon = start_owning(&w, "45", "MaxTargets=1\n");
         ck_assert_int_ge(wait_view_int_above("commits", 0, 20), 1);
 
         set_damon_regions((const struct fake_region[]) {

@@ -426,7 +426,7 @@ int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, str
                         return -EINVAL;
                 if (i == 0 || regions[i].start == regions[i - 1].end)
                         continue;
-                /* Ties keep the lower gap, as dp_ranges_fit() bridges the lower first. */
+                /* Of equal gaps, the lower. */
                 if (gap[0] == 0 || gap_width(regions, i) > gap_width(regions, gap[0])) {
                         gap[1] = gap[0];
                         gap[0] = i;
