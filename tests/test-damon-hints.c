@@ -289,7 +289,7 @@ START_TEST(test_vaddr_cover) {
         assert_layout(cover, n, (const struct dp_range[]) { { 10, 20 }, { 100, 110 } }, 2);
         ck_assert_int_eq(dp_damon_vaddr_cover(r, 0, cover, &n), -EINVAL);
         ck_assert_int_eq(dp_damon_vaddr_cover((const struct dp_snapshot_region[]) { { .start = 10, .end = 20 },
-                                                                                      { .start = 0, .end = 5 } },
+                                                                                      { .start = 30, .end = 5 } },
                                               2, cover, &n),
                          -EINVAL);
 }

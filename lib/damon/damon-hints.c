@@ -324,10 +324,6 @@ static size_t overlay(const struct dp_range *used, size_t nu, const struct dp_ra
         return k;
 }
 
-static uint64_t gap_width(const struct dp_snapshot_region *regions, size_t i) {
-        return regions[i].start - regions[i - 1].end;
-}
-
 /* Appends @r to @out (room for @max) unless empty. */
 static int emit(struct dp_range *out, size_t max, size_t *o, uint64_t start, uint64_t end) {
         if (end <= start)
@@ -416,30 +412,27 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
 
 int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, struct dp_range out[static 3],
                          size_t *ret_n) {
-        size_t gap[2] = { 0, 0 };       /* the widest gaps, by the index of the region after each */
-        size_t k = 0;
+        _cleanup_free_ struct dp_range *spans = NULL;
+        size_t k;
+        int r;
 
         if (n == 0 || !regions || !out || !ret_n)
                 return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                if (regions[i].end <= regions[i].start || (i > 0 && regions[i].start < regions[i - 1].end))
-                        return -EINVAL;
-                if (i == 0 || regions[i].start == regions[i - 1].end)
-                        continue;
-                /* Of equal gaps, the lower. */
-                if (gap[0] == 0 || gap_width(regions, i) > gap_width(regions, gap[0])) {
-                        gap[1] = gap[0];
-                        gap[0] = i;
-                } else if (gap[1] == 0 || gap_width(regions, i) > gap_width(regions, gap[1]))
-                        gap[1] = i;
-        }
-        out[0].start = regions[0].start;
-        for (size_t i = 1; i < n; i++)
-                if (i == gap[0] || i == gap[1]) {
-                        out[k++].end = regions[i - 1].end;
-                        out[k].start = regions[i].start;
-                }
-        out[k++].end = regions[n - 1].end;
+        spans = malloc(n * sizeof(*spans));
+        if (!spans)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                spans[i] = (struct dp_range) { regions[i].start, regions[i].end };
+        /* Touching regions joined, then every gap but the two widest bridged. */
+        r = dp_ranges_coalesce(spans, n, &k);
+        if (r < 0)
+                return r;
+        if (k == 0)
+                return -EINVAL;
+        r = dp_ranges_fit(spans, k, 3, &k);
+        if (r < 0)
+                return r;
+        memcpy(out, spans, k * sizeof(*out));
         *ret_n = k;
         return 0;
 }

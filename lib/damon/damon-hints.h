@@ -97,9 +97,10 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
                                  size_t *ret_n);
 
 /* What DAMON's vaddr operations monitor of a process (its "three regions"):
- * the span of its tracker @regions (sorted, disjoint) without the two widest
- * gaps between them.  Into @out; their count (1 to 3) in *@ret_n.  -EINVAL
- * for no regions or unsorted ones. */
+ * the span of its tracker @regions without the two widest gaps between them
+ * (dp_ranges_fit()).  Into @out; their count (1 to 3) in *@ret_n.  -EINVAL
+ * for no regions, only empty ones or one whose start lies past its end,
+ * -ENOMEM. */
 int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, struct dp_range out[static 3],
                          size_t *ret_n);
 
