@@ -83,7 +83,7 @@ struct tracker_thread {
         atomic_bool stop;
         atomic_bool refresh_requested;
         atomic_bool pending_set;                /* checked once per pass, never per sample */
-        _Atomic uint32_t hint_every_ms;         /* likewise: tracker_thread_give_hints(), 0: none */
+        _Atomic uint32_t hint_fresh_ms;         /* likewise: tracker_thread_give_hints(), 0: none */
         _Atomic uint64_t sampling_ends_ns;      /* tracker_thread_sampling_ends(), 0: not yet */
         pthread_mutex_t pending_lock;           /* guards pending */
         struct pending_targets pending;
@@ -372,21 +372,21 @@ static uint64_t queue_quarter(const struct tracker_thread *t) {
         return 0;
 }
 
-static uint32_t hint_every_ms(const struct tracker_thread *t) {
-        return atomic_load_explicit(&t->hint_every_ms, memory_order_relaxed);
+static uint32_t hint_fresh_ms(const struct tracker_thread *t) {
+        return atomic_load_explicit(&t->hint_fresh_ms, memory_order_relaxed);
 }
 
 /* Whether somebody looks at the view now (see FRESH_POLL_MS). */
 static bool looked_at(const struct tracker_thread *t, uint64_t now) {
         return now < atomic_load_explicit(&t->fresh_until_ns, memory_order_relaxed) ||
-               event_hub_sample_rate(t->hub) > 0 || hint_every_ms(t) > 0;
+               event_hub_sample_rate(t->hub) > 0 || hint_fresh_ms(t) > 0;
 }
 
 /* @cap_ms, the readers' cap for their queues' sake, within FRESH_POLL_MS
- * (the hint interval, if shorter, while hints are given; the configured
+ * (the hints' freshness, if shorter, while hints are given; the configured
  * poll, if longer) while somebody looks. */
 static uint32_t fresh_cap_ms(const struct tracker_thread *t, uint64_t now, uint32_t cap_ms) {
-        uint32_t fresh = FRESH_POLL_MS, hints = hint_every_ms(t);
+        uint32_t fresh = FRESH_POLL_MS, hints = hint_fresh_ms(t);
 
         if (!looked_at(t, now))
                 return cap_ms;
@@ -632,7 +632,7 @@ static void *tracker_main(void *arg) {
                         atomic_store(&t->refresh_requested, true);
                 }
                 /* -ENOMEM: the hints go without granules until a later pass. */
-                (void) dp_tracker_keep_granules(t->tracker, hint_every_ms(t) > 0);
+                (void) dp_tracker_keep_granules(t->tracker, hint_fresh_ms(t) > 0);
                 t->aggr_samples += drain_all(t, false);
                 now = dp_now_ns(CLOCK_MONOTONIC);
                 if (!stopping && rest_idle(t))
@@ -756,9 +756,9 @@ int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config 
         return 0;
 }
 
-void tracker_thread_give_hints(struct tracker_thread *t, uint32_t every_ms) {
+void tracker_thread_give_hints(struct tracker_thread *t, uint32_t fresh_ms) {
         /* A change reaches the readers' polls at the thread's next pass: now. */
-        if (atomic_exchange_explicit(&t->hint_every_ms, every_ms, memory_order_relaxed) != every_ms)
+        if (atomic_exchange_explicit(&t->hint_fresh_ms, fresh_ms, memory_order_relaxed) != fresh_ms)
                 wake(t);
 }
 

@@ -33,12 +33,12 @@ int tracker_thread_start(const struct dp_config *config, struct channel *channel
 int tracker_thread_set_targets(struct tracker_thread *t, const struct dp_config *c);
 uint32_t tracker_thread_target_capacity(struct tracker_thread *t);
 
-/* Whether hints go to DAMON, every @every_ms (0: none); the DAMON thread
- * says so each pass.  While they do, the tracker keeps the granule sketch
- * they are built from (dp_tracker_keep_granules()), and the readers drain
- * their rings at least that often (at most every FRESH_POLL_MS in any case),
- * so that each hint is built from samples no older than one interval. */
-void tracker_thread_give_hints(struct tracker_thread *t, uint32_t every_ms);
+/* Whether hints go to DAMON, built from samples at most @fresh_ms late (0:
+ * no hints); the DAMON thread says so each pass.  While they do, the tracker
+ * keeps the granule sketch they are built from (dp_tracker_keep_granules()),
+ * and the readers drain their rings at least that often (at most every
+ * FRESH_POLL_MS in any case). */
+void tracker_thread_give_hints(struct tracker_thread *t, uint32_t fresh_ms);
 
 /* Asks the thread to re-read every target's ranges at its next pass. */
 void tracker_thread_request_refresh(struct tracker_thread *t);
