@@ -37,7 +37,9 @@
 # DP_TIER_TRACE=1 adds the workload's reports, the hot filters second by
 # second and the daemon's log; DP_TIER_FAULTS_PER_S the sampled stores a
 # second (200: what a page fault costs in TCG allows without starving the
-# workload; a hardware PMU takes thousands).
+# workload; a hardware PMU takes thousands); DP_TIER_TOUCH_MS how often
+# the workload stores to each hot page (20; DAMON's 5 ms checks see a page
+# stored to every 200 ms in one check of 40).
 # Assertions: 5 per repetition (one per arm, the daemon's clean exits).
 
 TIER_MODE=${DP_TIER:-off}
@@ -45,6 +47,7 @@ TIER_REPS=${DP_TIER_REPS:-1}
 TIER_HOT_MIB=16
 TIER_COLD_MIB=64
 TIER_FAULTS_PER_S=${DP_TIER_FAULTS_PER_S:-200}
+TIER_TOUCH_MS=${DP_TIER_TOUCH_MS:-20}
 
 # The top-level System RAM ranges, "START END" in bytes, end exclusive: the
 # regions DAMON alone monitors, as the daemon takes them from /proc/iomem.
@@ -131,7 +134,7 @@ tier_arm() {
                 why=$(tier_damon_start) || info "DAMON alone did not start: $why"
         fi
         damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
-                --faults-per-s "$TIER_FAULTS_PER_S" --seconds "$seconds" > "$out" 2> "$out.err" &
+                --touch-ms "$TIER_TOUCH_MS" --faults-per-s "$TIER_FAULTS_PER_S" --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
         if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" != damon ]; then
                 for t in 1 2 3 4 5 6 7 8; do
