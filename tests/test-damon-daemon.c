@@ -282,13 +282,15 @@ static uint64_t distance(uint64_t a, uint64_t b) {
 /* A fresh tree with the keeper playing the kernel, the workload running for
  * @seconds, and the daemon owning DAMON with @lines (newline-ended [DAMON]
  * lines) added, its socket up. */
-static pid_t start_owning(struct test_workload *w, const char *seconds, const char *lines) {
-        pid_t daemon;
-
+static void prepare_owning(void) {
         setup();
         make_complete_tree();
         state_keeper_start();
-        test_workload_start(w, seconds);
+}
+
+static pid_t own_workload(const struct test_workload *w, const char *lines) {
+        pid_t daemon;
+
         schemes_config = lines;
         daemon = start_daemon(w->pid, "60", NULL);
         schemes_config = "";
@@ -296,15 +298,59 @@ static pid_t start_owning(struct test_workload *w, const char *seconds, const ch
         return daemon;
 }
 
+static pid_t start_owning(struct test_workload *w, const char *seconds, const char *lines) {
+        prepare_owning();
+        test_workload_start(w, seconds);
+        return own_workload(w, lines);
+}
+
+/* The boundaries nearest @start and @end among the regions last committed
+ * for @pid (read after the daemon exited, so that no write is caught half
+ * done), which must be ordered and within the tree's room. */
+static void committed_boundaries_near(pid_t pid, uint64_t start, uint64_t end, uint64_t *ret_start,
+                                      uint64_t *ret_end) {
+        uint64_t best_start = UINT64_MAX, best_end = UINT64_MAX, nr;
+        char rel[160], pid_text[16];
+        int target = -1;
+
+        snprintf(pid_text, sizeof(pid_text), "%d", (int) pid);
+        for (int t = 0; t < (int) get_u64("kdamonds/0/contexts/0/targets/nr_targets"); t++) {
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/pid_target", t);
+                if (strcmp(fake_get(rel), pid_text) == 0)
+                        target = t;
+        }
+        ck_assert_int_ge(target, 0);
+        snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/nr_regions", target);
+        nr = get_u64(rel);
+        ck_assert_uint_ge(nr, 3);
+        ck_assert_uint_le(nr, NR_REGION_DIRS);
+        for (uint64_t i = 0, prev_end = 0; i < nr; i++) {
+                uint64_t s, e;
+
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/%" PRIu64 "/start", target, i);
+                s = get_u64(rel);
+                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/%" PRIu64 "/end", target, i);
+                e = get_u64(rel);
+                ck_assert_uint_lt(s, e);
+                ck_assert_uint_ge(s, prev_end);
+                prev_end = e;
+                if (distance(s, start) < distance(best_start, start))
+                        best_start = s;
+                if (distance(e, end) < distance(best_end, end))
+                        best_end = e;
+        }
+        *ret_start = best_start;
+        *ret_end = best_end;
+}
+
 START_TEST(test_own_commits_hot_edges_and_restores) {
         struct test_workload w;
         _cleanup_free_ char *log = NULL;
-        uint64_t best_start = UINT64_MAX, best_end = UINT64_MAX, nr, hot_lo = UINT64_MAX, hot_hi = 0;
-        char rel[160], pid[16];
+        uint64_t best_start, best_end, nr, hot_lo = UINT64_MAX, hot_hi = 0;
+        char rel[160];
         json_t *view;
         struct run r;
         pid_t daemon;
-        int target = -1;
 
         daemon = start_owning(&w, "45",
                               "MaxTargets=1\nScheme=pageout nr_accesses=0-0 age=5s-max quota_bytes=1M reject=hot\n");
@@ -357,32 +403,7 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/action"), "pageout");
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/access_pattern/age/min"), "50");
         ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/quotas/bytes"), "1048576");
-        snprintf(pid, sizeof(pid), "%d", (int) w.pid);
-        for (int t = 0; t < (int) get_u64("kdamonds/0/contexts/0/targets/nr_targets"); t++) {
-                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/pid_target", t);
-                if (strcmp(fake_get(rel), pid) == 0)
-                        target = t;
-        }
-        ck_assert_int_ge(target, 0);
-        snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/nr_regions", target);
-        nr = get_u64(rel);
-        ck_assert_uint_ge(nr, 3);
-        ck_assert_uint_le(nr, NR_REGION_DIRS);
-        for (uint64_t i = 0, prev_end = 0; i < nr; i++) {
-                uint64_t start, end;
-
-                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/%" PRIu64 "/start", target, i);
-                start = get_u64(rel);
-                snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/targets/%d/regions/%" PRIu64 "/end", target, i);
-                end = get_u64(rel);
-                ck_assert_uint_lt(start, end);
-                ck_assert_uint_ge(start, prev_end);
-                prev_end = end;
-                if (distance(start, (uint64_t) w.hot_start) < distance(best_start, (uint64_t) w.hot_start))
-                        best_start = start;
-                if (distance(end, (uint64_t) w.hot_end) < distance(best_end, (uint64_t) w.hot_end))
-                        best_end = end;
-        }
+        committed_boundaries_near(w.pid, (uint64_t) w.hot_start, (uint64_t) w.hot_end, &best_start, &best_end);
         ck_assert_msg(distance(best_start, (uint64_t) w.hot_start) <= HOT_EDGE_SLACK,
                       "no boundary near the hot start %#llx (nearest %#llx)", (unsigned long long) w.hot_start,
                       (unsigned long long) best_start);
@@ -528,6 +549,37 @@ START_TEST(test_own_leaves_agreeing_damon_alone) {
 }
 END_TEST
 
+/* A hot area that moves is hinted at once, not a hint interval later: with
+ * passes a minute apart, the samples' new hot area starts one, which commits
+ * the window's new edges. */
+START_TEST(test_own_follows_a_moved_hot_area_at_once) {
+        struct test_workload w;
+        uint64_t t0 = monotonic_msec(), best_start, best_end;
+        json_int_t before;
+        pid_t daemon;
+
+        prepare_owning();
+        test_workload_start_moving(&w, "30", "6");
+        daemon = own_workload(&w, "MaxTargets=1\nHintIntervalSec=60s\n");
+        ck_assert_int_ge(wait_view_int_above("commits", 0, 5), 1);
+        while (monotonic_msec() - t0 < 5500)
+                usleep(100 * 1000);
+        before = view_int("commits");
+        ck_assert_int_gt(wait_view_int_above("commits", before, 8), before);
+
+        ck_assert_int_eq(stop_daemon(daemon), 0);
+        test_workload_stop(&w);
+        state_keeper_stop();
+        committed_boundaries_near(w.pid, (uint64_t) w.moved_start, (uint64_t) w.moved_end, &best_start, &best_end);
+        ck_assert_msg(distance(best_start, (uint64_t) w.moved_start) <= HOT_EDGE_SLACK &&
+                              distance(best_end, (uint64_t) w.moved_end) <= HOT_EDGE_SLACK,
+                      "the window moved to %#llx-%#llx, the nearest boundaries committed are %#llx and %#llx",
+                      (unsigned long long) w.moved_start, (unsigned long long) w.moved_end,
+                      (unsigned long long) best_start, (unsigned long long) best_end);
+        tree_teardown();
+}
+END_TEST
+
 /* Someone turns our kdamond off while DAMON's sysfs lock is busy (injected:
  * the next 4 state reads answer EBUSY, as the kernel's do while the turn-off
  * holds the lock): the stop behind the busy reads is still noticed and
@@ -599,6 +651,7 @@ static Suite *damon_daemon_suite(void) {
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_own_commits_hot_edges_and_restores);
         tcase_add_test(tc, test_own_leaves_agreeing_damon_alone);
+        tcase_add_test(tc, test_own_follows_a_moved_hot_area_at_once);
         tcase_add_test(tc, test_foreign_kdamond_is_never_written);
         tcase_add_test(tc, test_scheme_the_kernel_lacks);
         tcase_add_test(tc, test_stop_behind_busy_state_is_noticed);
