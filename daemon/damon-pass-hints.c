@@ -415,6 +415,11 @@ static void judge_agreement(struct damon_thread *d) {
         }
 }
 
+void damon_judge_again(struct damon_thread *d) {
+        if (d->work.running)
+                judge_agreement(d);
+}
+
 void damon_read_back(struct damon_thread *d) {
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
         _cleanup_free_ struct dp_damon_view_input *in = NULL;

@@ -70,6 +70,8 @@ const struct dp_snapshot_target *damon_snapshot_target(const struct dp_tracker_s
 /* damon-pass-hints.c */
 void damon_commit_hints(struct damon_thread *d);
 void damon_read_back(struct damon_thread *d);
+/* DAMON's regions as last read back, judged against the samples now. */
+void damon_judge_again(struct damon_thread *d);
 
 /* damon-pass-schemes.c */
 void damon_feed_goal(struct damon_thread *d);

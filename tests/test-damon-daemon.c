@@ -551,11 +551,11 @@ END_TEST
 
 /* A hot area that moves is hinted at once, not a hint interval later: with
  * passes a minute apart, the samples' new hot area starts one, which commits
- * the window's new edges. */
+ * the window's new edges without waiting for a read-back of DAMON's regions. */
 START_TEST(test_own_follows_a_moved_hot_area_at_once) {
         struct test_workload w;
         uint64_t t0 = monotonic_msec(), best_start, best_end;
-        json_int_t before;
+        json_int_t before, read_backs;
         pid_t daemon;
 
         prepare_owning();
@@ -565,7 +565,9 @@ START_TEST(test_own_follows_a_moved_hot_area_at_once) {
         while (monotonic_msec() - t0 < 5500)
                 usleep(100 * 1000);
         before = view_int("commits");
+        read_backs = view_int("read_backs");
         ck_assert_int_gt(wait_view_int_above("commits", before, 8), before);
+        ck_assert_int_eq(view_int("read_backs"), read_backs);
 
         ck_assert_int_eq(stop_daemon(daemon), 0);
         test_workload_stop(&w);
