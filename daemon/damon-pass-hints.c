@@ -18,9 +18,6 @@
 #include "probes.h"
 #include "time-util.h"
 
-/* Hot granules this close are one hot range: a few granules of a hot area
- * that went unsampled for a while do not split it. */
-#define HINT_GRANULE_GAP (256 * 1024)
 /* DAMON's edge this close to a sampled boundary is that boundary: a
  * granule's width, the samples' own precision. */
 #define MERGE_TOLERANCE DP_SKETCH_GRANULE

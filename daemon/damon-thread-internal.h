@@ -62,6 +62,11 @@ struct damon_thread {
         struct damon_view published;
 };
 
+/* Hot granules this close are one hot range: a few granules of a hot area
+ * that went unsampled for a while do not split it.  Farther from every
+ * granule known, a sampled one is in a new area (damon-thread.c). */
+#define HINT_GRANULE_GAP (256 * 1024)
+
 /* damon-thread.c */
 void damon_note_failure(struct damon_thread *d, const char *step, int error);
 void damon_committed_clear(struct damon_thread *d);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +25,7 @@
 #define BUSY_PASSES_MAX 10
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
-/* Fewer new granules than this (256 KiB) are no new hot area (new_hot_area()). */
+/* Fewer granules in a new area than this (256 KiB) are none (new_hot_area()). */
 #define NEW_GRANULES_MIN 16
 
 /* Counts a failure of @step; the first of each (step, errno) is logged, with
@@ -384,28 +383,45 @@ static bool wait_or_stop(struct damon_thread *d, uint64_t usec) {
         return stop;
 }
 
-static int read_new_granules(const struct dp_tracker_snapshot *snap, void *userdata) {
-        uint64_t *counts = userdata;
+struct new_area_count {
+        const struct damon_thread *d;
+        size_t far, held;
+};
 
-        counts[0] = snap->granules_inserted;
-        counts[1] = snap->nr_granules;
+/* Under the tracker's snapshot lock: the hinted targets' granules far from
+ * those of the last pass's snapshot, and how many that one held. */
+static int count_new_area(const struct dp_tracker_snapshot *snap, void *userdata) {
+        struct new_area_count *c = userdata;
+        const struct damon_thread *d = c->d;
+
+        for (size_t i = 0; i < d->nr_committed; i++) {
+                const struct dp_snapshot_target *now = damon_snapshot_target(snap, d->committed[i].pid),
+                                                *then = damon_snapshot_target(&d->snap, d->committed[i].pid);
+
+                if (!now)
+                        continue;
+                c->held += then ? then->nr_granules : 0;
+                c->far += dp_granules_far_from(&snap->granules[now->first_granule], now->nr_granules,
+                                               then ? &d->snap.granules[then->first_granule] : NULL,
+                                               then ? then->nr_granules : 0, HINT_GRANULE_GAP);
+        }
         return 0;
 }
 
-/* Whether the samples show a new hot area since the last pass: granules new
- * to the sketch, at least NEW_GRANULES_MIN and an eighth of all it holds.
- * In steady use most samples fall on granules already known; the first
- * aggregations of a hot area that moved fall almost all on new ones. */
+/* Whether the samples show a new hot area since the last pass: granules
+ * farther than HINT_GRANULE_GAP from every one the last pass knew, at least
+ * NEW_GRANULES_MIN and an eighth as many as it knew.  Granules that come
+ * and go within an area in use (a sparse sampler's, decayed and sampled
+ * again) lie among known ones; a hot area that moved lies apart. */
 static bool new_hot_area(const struct damon_thread *d) {
-        uint64_t counts[2], fresh;
+        struct new_area_count c = { .d = d };
 
-        if (tracker_thread_with_snapshot(d->tracker, read_new_granules, counts) < 0)
+        if (tracker_thread_with_snapshot(d->tracker, count_new_area, &c) < 0)
                 return false;
-        fresh = counts[0] - d->snap.granules_inserted;
-        if (fresh < NEW_GRANULES_MIN || fresh * 8 < counts[1])
+        if (c.far < NEW_GRANULES_MIN || c.far * 8 < c.held)
                 return false;
-        log_debug("DAMON pass early at %.2f: %" PRIu64 " of %" PRIu64 " granules new",
-                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, fresh, counts[1]);
+        log_debug("DAMON pass early at %.2f: %zu granules in a new area, %zu known",
+                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, c.far, c.held);
         return true;
 }
 

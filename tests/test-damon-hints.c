@@ -468,6 +468,32 @@ END_TEST
 
 /* damonctl's agreement: DAMON's hot rows of the target against its sampled
  * hot granules; another target's rows do not count. */
+/* Granules far from all those known: a window that moved counts, a sparse
+ * sampler's granules sampled again among known ones do not, nor do new ones
+ * within the gap of a known one, on either side. */
+START_TEST(test_granules_far_from_known) {
+        const uint64_t g = DP_SKETCH_GRANULE, gap = 16 * g, base = 0x7f0000000000;
+        struct dp_snapshot_granule before[64], now[64];
+        size_t m = 0, n = 0;
+
+        for (uint64_t i = 0; i < 64; i += 4)                    /* a sparse sampler's: every fourth */
+                before[m++] = (struct dp_snapshot_granule) { .start = base + i * g, .weight = 256 };
+        for (uint64_t i = 1; i < 64; i += 4)                    /* the area's others, sampled since */
+                now[n++] = (struct dp_snapshot_granule) { .start = base + i * g, .weight = 256 };
+        ck_assert_uint_eq(dp_granules_far_from(now, n, before, m, gap), 0);
+
+        now[n++] = (struct dp_snapshot_granule) { .start = base + (60 + 16) * g };      /* within the gap */
+        now[n++] = (struct dp_snapshot_granule) { .start = base + (60 + 17) * g };      /* beyond it */
+        for (uint64_t i = 0; i < 20; i++)                                               /* the window moved */
+                now[n++] = (struct dp_snapshot_granule) { .start = base + (1000 + i) * g };
+        ck_assert_uint_eq(dp_granules_far_from(now, n, before, m, gap), 21);
+        /* Before the first known one, and with nothing known. */
+        before[0].start = base + 40 * g;
+        ck_assert_uint_eq(dp_granules_far_from(now, 10, before, 1, gap), 6);
+        ck_assert_uint_eq(dp_granules_far_from(now, n, NULL, 0, gap), n);
+}
+END_TEST
+
 START_TEST(test_target_agreement) {
         struct dp_snapshot_granule g[10];
         struct dp_snapshot_target t = { .tgid = 7, .start = 0, .end = 1000 * G, .nr_granules = 10 };
@@ -512,6 +538,7 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_granules_layout_within_cover);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
         tcase_add_test(tc, test_granules_small_window_in_touched_span);
+        tcase_add_test(tc, test_granules_far_from_known);
         tcase_add_test(tc, test_target_agreement);
         suite_add_tcase(s, tc);
         return s;

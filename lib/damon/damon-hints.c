@@ -278,6 +278,20 @@ static size_t cluster_hot(const struct dp_snapshot_granule *g, size_t n, uint32_
         return k;
 }
 
+size_t dp_granules_far_from(const struct dp_snapshot_granule *now, size_t n, const struct dp_snapshot_granule *before,
+                            size_t m, uint64_t gap) {
+        size_t far = 0, j = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                /* The first of @before not below now[i] by more than @gap. */
+                while (j < m && before[j].start + gap < now[i].start)
+                        j++;
+                if (j == m || before[j].start > now[i].start + gap)
+                        far++;
+        }
+        return far;
+}
+
 int dp_damon_sampled_hot(const struct dp_snapshot_granule *g, size_t n, uint64_t start, uint64_t end,
                          uint64_t max_gap, struct dp_range *out) {
         uint32_t threshold;

@@ -104,6 +104,13 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
 int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, struct dp_range out[static 3],
                          size_t *ret_n);
 
+/* How many of the granules @now (ascending) lie farther than @gap from
+ * every granule of @before (ascending): an area sampled that the granules
+ * of an earlier snapshot did not know, such as a hot area that moved.  A
+ * granule sampled again after it decayed lies among its old neighbours. */
+size_t dp_granules_far_from(const struct dp_snapshot_granule *now, size_t n, const struct dp_snapshot_granule *before,
+                            size_t m, uint64_t gap);
+
 /* The sampled hot ranges themselves, as the layout above outlines them
  * (before fitting to a budget): into @out (room for @n); their count, 0
  * when none, or -ENOMEM. */

@@ -43,7 +43,6 @@ struct dp_sketch {
         struct dp_sketch_entry *slots, *spare;  /* spare: the rebuild's */
         size_t used;
         uint64_t dropped;                       /* samples that found no slot */
-        uint64_t inserted;                      /* granules that came new, ever (a hot area appearing) */
 };
 
 int dp_sketch_init(struct dp_sketch *s);
@@ -88,7 +87,6 @@ static inline void dp_sketch_add(struct dp_sketch *s, uint32_t tgid, uint64_t ad
                 if (e->key == DP_SKETCH_EMPTY) {
                         *e = (struct dp_sketch_entry) { key, DP_SKETCH_WEIGHT, (uint32_t) interval };
                         s->used++;
-                        s->inserted++;
                         return;
                 }
         }

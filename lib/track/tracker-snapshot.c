@@ -124,7 +124,6 @@ int dp_tracker_snapshot(const struct dp_tracker *t, struct dp_tracker_snapshot *
                 qsort(snap->targets, snap->nr_targets, sizeof(*snap->targets), snapshot_target_compare);
         snapshot_granules(t, snap);
 
-        snap->granules_inserted = t->sketch.inserted;
         snap->epoch = t->epoch;
         snap->nr_aggregations = t->nr_aggregations;
         snap->max_nr_accesses = t->limits.max_nr_accesses;
@@ -150,7 +149,6 @@ int dp_tracker_snapshot_copy(const struct dp_tracker_snapshot *src, struct dp_tr
                 memcpy(dst->regions, src->regions, src->nr_regions * sizeof(*src->regions));
         dst->nr_targets = src->nr_targets;
         dst->nr_regions = src->nr_regions;
-        dst->granules_inserted = src->granules_inserted;
         dst->epoch = src->epoch;
         dst->nr_aggregations = src->nr_aggregations;
         dst->max_nr_accesses = src->max_nr_accesses;

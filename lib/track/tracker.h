@@ -202,7 +202,6 @@ struct dp_tracker_snapshot {
         struct dp_snapshot_granule *granules;   /* by target (sorted by tgid), then start */
         size_t nr_granules;
         size_t granules_cap;
-        uint64_t granules_inserted;             /* granules that came new, ever (the sketch's count) */
         uint64_t epoch;
         uint64_t nr_aggregations;
         uint32_t max_nr_accesses;
