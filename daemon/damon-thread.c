@@ -171,9 +171,11 @@ static bool hinting_targets(const struct damon_thread *d) {
  * 1.3 s).  Before that, the hint interval: the readers of a machine with
  * nothing to hint wake no more often than the passes that would look. */
 static uint32_t hint_fresh_ms(const struct damon_thread *d) {
-        uint64_t us = hinting_targets(d) ? d->config.aggr_interval_us : d->config.damon_hint_interval_us;
+        uint64_t us = d->config.damon_hint_interval_us;
 
-        return (uint32_t) DP_MAX(DP_MIN(us, d->config.damon_hint_interval_us) / 1000, 1);
+        if (hinting_targets(d))
+                us = DP_MIN(us, d->config.aggr_interval_us);
+        return (uint32_t) DP_MAX(us / 1000, 1);
 }
 
 /* @new_hot_area: started early for one (wait_for_pass()). */

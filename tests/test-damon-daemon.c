@@ -46,10 +46,11 @@
 
 static char dir[64], address[128], state_file[160], log_path[160];
 
-/* @env: one NAME=VALUE for the daemon's environment, or NULL. */
-/* Scheme= lines for the next start_daemon(), each ending in a newline. */
-static const char *schemes_config = "";
+/* [DAMON] lines for the next start_daemon() (Scheme=, or a setting that
+ * overrides the defaults there), each ending in a newline. */
+static const char *damon_lines = "";
 
+/* @env: one NAME=VALUE for the daemon's environment, or NULL. */
 static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) {
         const char *path = getenv("DP_DAEMON");
         char config[PATH_MAX + 1024], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
@@ -61,7 +62,7 @@ static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) 
                  "[Sampling]\nSource=pagefault\n"
                  "[Tracking]\nTargets=%d\nMaxRegions=%d\nMapsRefreshSec=500ms\n"
                  "[DAMON]\nSysfsRoot=%s\nStateFile=%s\nHintIntervalSec=1s\n%s",
-                 (int) workload, NR_REGION_DIRS, fake.admin, state_file, schemes_config);
+                 (int) workload, NR_REGION_DIRS, fake.admin, state_file, damon_lines);
         snprintf(config_path, sizeof(config_path), "%s/damon-perfd.conf", dir);
         f = fopen(config_path, "we");
         ck_assert_ptr_nonnull(f);
@@ -279,25 +280,26 @@ static uint64_t distance(uint64_t a, uint64_t b) {
         return a > b ? a - b : b - a;
 }
 
-/* A fresh tree with the keeper playing the kernel, the workload running for
- * @seconds, and the daemon owning DAMON with @lines (newline-ended [DAMON]
- * lines) added, its socket up. */
+/* A fresh tree with the keeper playing the kernel. */
 static void prepare_owning(void) {
         setup();
         make_complete_tree();
         state_keeper_start();
 }
 
+/* The daemon owning DAMON for @w with @lines (newline-ended [DAMON] lines)
+ * added, its socket up. */
 static pid_t own_workload(const struct test_workload *w, const char *lines) {
         pid_t daemon;
 
-        schemes_config = lines;
+        damon_lines = lines;
         daemon = start_daemon(w->pid, "60", NULL);
-        schemes_config = "";
+        damon_lines = "";
         wait_socket();
         return daemon;
 }
 
+/* Both, for the demo workload running @seconds. */
 static pid_t start_owning(struct test_workload *w, const char *seconds, const char *lines) {
         prepare_owning();
         test_workload_start(w, seconds);
