@@ -24,11 +24,6 @@
 /* DAMON's hot regions agree with the sampled ones when each covers this
  * much of the other (bytes). */
 #define AGREED 0.9
-/* A read-back torn by another reader is read again at once, this often;
- * one (or a commit) that met another reader's request waits this long
- * before each try. */
-#define READ_BACK_TRIES 3
-#define READ_BACK_BUSY_WAIT_NSEC (30 * 1000 * 1000L)
 
 /* Which processes DAMON should watch: in attach mode the ones the kdamond
  * already has, otherwise the hottest the PMU sees. */
@@ -347,7 +342,7 @@ void damon_commit_hints(struct damon_thread *d) {
         int kdamond_pid = d->state.kdamond_pid;
         bool believed_running = d->have_state && d->work.running;
         size_t n;
-        int r;
+        int r, tries = 0;
 
         n = choose_targets(d, pids);
         r = build_hints(d, pids, n, &h);
@@ -365,15 +360,9 @@ void damon_commit_hints(struct damon_thread *d) {
         if (d->decision.role == DP_DAMON_ROLE_OWNED && !d->have_state)
                 r = start_owned(d, &h);
         else
-                /* Another reader's request holds DAMON's command slot for up
-                 * to an aggregation (EBUSY): wait a moment and commit again. */
-                for (int tries = 0;; tries++) {
+                do
                         r = dp_damon_commit_hints(d->fs, &d->state, d->config.damon_state_file, h.targets, h.n);
-                        if (r != -EBUSY || tries >= READ_BACK_TRIES)
-                                break;
-                        dp_damon_fs_clear_error(d->fs);
-                        (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
-                }
+                while (damon_try_again(d, r, false, &tries));
         log_debug_errno(r, "DAMON commit at %.2f: %zu targets, %zu regions for the first: %s",
                         (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, h.n, h.targets[0].nr_regions,
                         r < 0 ? "%m" : "done");
@@ -421,22 +410,13 @@ void damon_read_back(struct damon_thread *d) {
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
         _cleanup_free_ struct dp_damon_view_input *in = NULL;
         size_t n = 0, k = 0;
-        int r;
+        int r, tries = 0;
 
         if (!d->work.running)
                 return;
-        /* Another reader's update_schemes_tried_regions rebuilds the
-         * directory under us (ENOENT, ENODEV): read again at once.  Its
-         * request holds DAMON's command slot until the kdamond answers,
-         * within an aggregation (EBUSY): wait a moment and ask again. */
-        for (int tries = 0;; tries++) {
+        do
                 r = dp_damon_read_tried(d->fs, d->decision.kdamond, d->decision.context, &tried, &n);
-                if (r >= 0 || (r != -ENOENT && r != -ENODEV && r != -EBUSY) || tries >= READ_BACK_TRIES)
-                        break;
-                dp_damon_fs_clear_error(d->fs);
-                if (r == -EBUSY)
-                        (void) nanosleep(&(struct timespec) { .tv_nsec = READ_BACK_BUSY_WAIT_NSEC }, NULL);
-        }
+        while (damon_try_again(d, r, true, &tries));
         if (r < 0) {
                 damon_note_failure(d, "read-back", r);
                 return;

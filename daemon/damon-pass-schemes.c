@@ -14,12 +14,14 @@
 #define HOT_FILTER_HOLD_PASSES 5
 
 void damon_feed_goal(struct damon_thread *d) {
-        int r;
+        int r, tries = 0;
 
         d->work.hot_fraction = dp_damon_hot_fraction(&d->snap, d->work.targets, d->work.nr_targets);
         if (!dp_config_feeds_hot_fraction(&d->config) || !d->work.running || d->decision.role == DP_DAMON_ROLE_OBSERVE)
                 return;
-        r = dp_damon_feed_goal(d->fs, &d->state, d->config.damon_state_file, d->work.hot_fraction);
+        do
+                r = dp_damon_feed_goal(d->fs, &d->state, d->config.damon_state_file, d->work.hot_fraction);
+        while (damon_try_again(d, r, false, &tries));
         if (r < 0)
                 damon_note_failure(d, "quota-goal", r);
         else
@@ -31,11 +33,13 @@ void damon_feed_goal(struct damon_thread *d) {
 void damon_read_schemes(struct damon_thread *d) {
         _cleanup_free_ struct dp_damon_scheme_info *info = NULL;
         size_t n = 0;
-        int r;
+        int r, tries = 0;
 
         if (!d->work.running)
                 return;
-        r = dp_damon_read_schemes(d->fs, d->decision.kdamond, d->decision.context, &info, &n);
+        do
+                r = dp_damon_read_schemes(d->fs, d->decision.kdamond, d->decision.context, &info, &n);
+        while (damon_try_again(d, r, false, &tries));
         if (r < 0) {
                 damon_note_failure(d, "schemes", r);
                 return;
@@ -53,7 +57,7 @@ void damon_update_hot_filters(struct damon_thread *d) {
         struct dp_damon_range hot[DP_DAMON_HOT_FILTER_MAX];
         struct dp_range now[DP_DAMON_HOT_FILTER_MAX];
         const struct dp_snapshot_target *t;
-        int n, r;
+        int n, r, tries = 0;
 
         if (!dp_config_has_hot_filters(&d->config) || d->decision.role != DP_DAMON_ROLE_OWNED || !d->work.running ||
             d->work.nr_targets != 1)
@@ -74,8 +78,10 @@ void damon_update_hot_filters(struct damon_thread *d) {
                 now[i] = (struct dp_range) { hot[i].start, hot[i].end };
         if ((size_t) n == d->nr_hot && !dp_damon_hints_differ(d->hot, d->nr_hot, now, (size_t) n, HINT_TOLERANCE))
                 return;
-        r = dp_damon_update_hot_filters(d->fs, &d->state, d->config.damon_state_file, d->config.damon_schemes,
-                                        d->config.damon_n_schemes, hot, (size_t) n);
+        do
+                r = dp_damon_update_hot_filters(d->fs, &d->state, d->config.damon_state_file,
+                                                d->config.damon_schemes, d->config.damon_n_schemes, hot, (size_t) n);
+        while (damon_try_again(d, r, false, &tries));
         if (r < 0) {
                 damon_note_failure(d, "hot-filters", r);
                 return;

@@ -69,6 +69,11 @@ struct damon_thread {
 
 /* damon-thread.c */
 void damon_note_failure(struct damon_thread *d, const char *step, int error);
+/* Whether a sysfs step that answered @r should try again (*@tries counts the
+ * tries): after a moment for DAMON's lock or command slot held by another
+ * reader (EBUSY), at once for a tried_regions directory that reader rebuilds
+ * under us (@torn: ENOENT, ENODEV).  A step that still fails is the pass's. */
+bool damon_try_again(struct damon_thread *d, int r, bool torn, int *tries);
 void damon_committed_clear(struct damon_thread *d);
 const struct dp_snapshot_target *damon_snapshot_target(const struct dp_tracker_snapshot *snap, uint32_t pid);
 

@@ -25,6 +25,12 @@
 #define BUSY_PASSES_MAX 10
 /* A restore on stop meeting it tries again this often, BUSY_RETRY_USEC / 2 apart. */
 #define RESTORE_BUSY_TRIES 20
+/* Another reader's request holds DAMON's sysfs lock or command slot until
+ * the kdamond answers, within an aggregation (EBUSY): a step that meets it
+ * waits this long and tries again, this often, before the pass counts it
+ * (damon_try_again()). */
+#define BUSY_TRIES 3
+#define BUSY_WAIT_NSEC (30 * 1000 * 1000L)
 /* Fewer granules in a new area than this (256 KiB) are none (new_hot_area()). */
 #define NEW_GRANULES_MIN 16
 
@@ -60,6 +66,18 @@ void damon_note_failure(struct damon_thread *d, const char *step, int error) {
         }
         if (c && c->count++ == 0)
                 log_damon_error(step, path, error, v->kdamond, c->count);
+}
+
+bool damon_try_again(struct damon_thread *d, int r, bool torn, int *tries) {
+        if (r >= 0 || *tries >= BUSY_TRIES)
+                return false;
+        if (r != -EBUSY && !(torn && (r == -ENOENT || r == -ENODEV)))
+                return false;
+        (*tries)++;
+        dp_damon_fs_clear_error(d->fs);
+        if (r == -EBUSY)
+                (void) nanosleep(&(struct timespec) { .tv_nsec = BUSY_WAIT_NSEC }, NULL);
+        return true;
 }
 
 static int inject_busy(const char *path, bool write, void *userdata) {
@@ -136,13 +154,15 @@ const struct dp_snapshot_target *damon_snapshot_target(const struct dp_tracker_s
  * stop behind it is still noticed, and the pass ends there. */
 static int check_running(struct damon_thread *d) {
         bool running = false;
-        int r;
+        int r, tries = 0;
 
         if (!d->have_state) {
                 d->work.running = false;
                 return 0;
         }
-        r = dp_damon_kdamond_running(d->fs, d->decision.kdamond, &running);
+        do
+                r = dp_damon_kdamond_running(d->fs, d->decision.kdamond, &running);
+        while (damon_try_again(d, r, false, &tries));
         if (r == -EBUSY) {
                 damon_note_failure(d, "state", r);
                 return r;
