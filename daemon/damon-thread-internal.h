@@ -7,6 +7,7 @@
  * damon-pass-schemes.c (quota goal, schemes read-back, hot filters). */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,9 +33,11 @@ struct damon_thread {
         pthread_t thread;
         bool started;
 
-        pthread_mutex_t wake_lock;      /* guards stop, with wake */
+        pthread_mutex_t wake_lock;      /* guards stop and snapshot_new, with wake */
         pthread_cond_t wake;
         bool stop;
+        bool snapshot_new;              /* the tracker published one while watching */
+        atomic_bool watching;           /* for a new hot area (wait_for_pass()) */
 
         /* The thread's own state. */
         struct dp_damon_fs *fs;

@@ -385,26 +385,6 @@ static uint64_t next_wait_usec(const struct damon_thread *d) {
         return DP_MIN(wait, DP_MAX(BACKOFF_MAX_USEC, d->config.damon_hint_interval_us));
 }
 
-/* Sleeps until @usec pass or stop is asked; returns true on stop. */
-static bool wait_or_stop(struct damon_thread *d, uint64_t usec) {
-        struct timespec deadline;
-        bool stop;
-
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_sec += (time_t) (usec / 1000000);
-        deadline.tv_nsec += (long) (usec % 1000000) * 1000;
-        if (deadline.tv_nsec >= 1000000000) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000;
-        }
-        pthread_mutex_lock(&d->wake_lock);
-        while (!d->stop && pthread_cond_timedwait(&d->wake, &d->wake_lock, &deadline) != ETIMEDOUT)
-                ;
-        stop = d->stop;
-        pthread_mutex_unlock(&d->wake_lock);
-        return stop;
-}
-
 struct new_area_count {
         const struct damon_thread *d;
         size_t far, held;
@@ -450,40 +430,82 @@ static bool new_hot_area(const struct damon_thread *d) {
 enum wake {
         WAKE_STOP,
         WAKE_DUE,
+        WAKE_SNAPSHOT,
         WAKE_NEW_HOT_AREA,
 };
 
-/* Sleeps until the next pass is due, @usec from now, or stop is asked.
- * While a target is hinted, it looks once an aggregation whether the
- * samples show a new hot area, which starts the pass at once: a hot area
- * that moved is hinted within a few aggregations, not a hint interval. */
-static enum wake wait_for_pass(struct damon_thread *d, uint64_t usec) {
-        uint64_t slice = d->config.aggr_interval_us, end;
+/* The tracker published a snapshot (tracker_thread_notify_snapshots(), on
+ * its thread): wakes this one while it watches for a new hot area. */
+static void snapshot_published(void *userdata) {
+        struct damon_thread *d = userdata;
 
-        if (!hinting_targets(d) || d->failures > 0 || usec <= slice)
-                return wait_or_stop(d, usec) ? WAKE_STOP : WAKE_DUE;
-        end = dp_now_ns(CLOCK_MONOTONIC) + usec * NSEC_PER_USEC;
-        for (;;) {
-                uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
+        if (!atomic_load_explicit(&d->watching, memory_order_relaxed))
+                return;
+        pthread_mutex_lock(&d->wake_lock);
+        d->snapshot_new = true;
+        pthread_cond_signal(&d->wake);
+        pthread_mutex_unlock(&d->wake_lock);
+}
 
-                if (now >= end)
-                        return WAKE_DUE;
-                if (wait_or_stop(d, DP_MIN(slice, (end - now) / NSEC_PER_USEC)))
-                        return WAKE_STOP;
-                if (new_hot_area(d))
-                        return WAKE_NEW_HOT_AREA;
+/* Sleeps @usec, until stop is asked or, with @snapshots, the tracker
+ * publishes a snapshot. */
+static enum wake sleep_for(struct damon_thread *d, uint64_t usec, bool snapshots) {
+        struct timespec deadline;
+        enum wake w;
+
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += (time_t) (usec / 1000000);
+        deadline.tv_nsec += (long) (usec % 1000000) * 1000;
+        if (deadline.tv_nsec >= 1000000000) {
+                deadline.tv_sec++;
+                deadline.tv_nsec -= 1000000000;
         }
+        pthread_mutex_lock(&d->wake_lock);
+        while (!d->stop && !(snapshots && d->snapshot_new) &&
+               pthread_cond_timedwait(&d->wake, &d->wake_lock, &deadline) != ETIMEDOUT)
+                ;
+        w = d->stop ? WAKE_STOP : snapshots && d->snapshot_new ? WAKE_SNAPSHOT : WAKE_DUE;
+        d->snapshot_new = false;
+        pthread_mutex_unlock(&d->wake_lock);
+        return w;
+}
+
+/* Sleeps until the next pass is due, @usec from now, or stop is asked.
+ * While a target is hinted, it looks at each snapshot the tracker publishes
+ * (an aggregation closed) whether the samples show a new hot area, which
+ * starts the pass at once: a hot area that moved is hinted within a few
+ * aggregations, not a hint interval. */
+static enum wake wait_for_pass(struct damon_thread *d, uint64_t usec) {
+        bool watch = hinting_targets(d) && d->failures == 0;
+        uint64_t end = dp_now_ns(CLOCK_MONOTONIC) + usec * NSEC_PER_USEC;
+        enum wake w = WAKE_DUE;
+
+        atomic_store_explicit(&d->watching, watch, memory_order_relaxed);
+        for (uint64_t now; (now = dp_now_ns(CLOCK_MONOTONIC)) < end;) {
+                w = sleep_for(d, (end - now) / NSEC_PER_USEC, watch);
+                if (w != WAKE_SNAPSHOT)
+                        break;
+                if (new_hot_area(d)) {
+                        w = WAKE_NEW_HOT_AREA;
+                        break;
+                }
+                w = WAKE_DUE;
+        }
+        atomic_store_explicit(&d->watching, false, memory_order_relaxed);
+        return w;
 }
 
 static void *damon_main(void *userdata) {
         struct damon_thread *d = userdata;
 
         decide(d);
-        if (d->decision.role == DP_DAMON_ROLE_OWNED || d->decision.role == DP_DAMON_ROLE_ATTACHED)
+        if (d->decision.role == DP_DAMON_ROLE_OWNED || d->decision.role == DP_DAMON_ROLE_ATTACHED) {
+                tracker_thread_notify_snapshots(d->tracker, snapshot_published, d);
                 for (enum wake w; (w = wait_for_pass(d, next_wait_usec(d))) != WAKE_STOP;)
                         pass(d, w == WAKE_NEW_HOT_AREA);
-        else
-                (void) wait_or_stop(d, UINT64_MAX / 2);
+                tracker_thread_notify_snapshots(d->tracker, NULL, NULL);
+        } else
+                (void) sleep_for(d, UINT64_MAX / 2, false);
         restore(d);
         return NULL;
 }

@@ -104,8 +104,10 @@ struct tracker_thread {
         uint32_t poll_cap_ms;                   /* the readers' cap for the queues' sake; 0: none */
         uint32_t uncapped_poll_ms;              /* the slowest reader's poll before the cap */
         struct dp_tracker_snapshot work;        /* filled by the thread */
-        pthread_mutex_t lock;                   /* guards published */
+        pthread_mutex_t lock;                   /* guards published and on_snapshot */
         struct dp_tracker_snapshot published;
+        void (*on_snapshot)(void *userdata);    /* tracker_thread_notify_snapshots() */
+        void *on_snapshot_userdata;
 };
 
 static int read_ranges(uint32_t tgid, bool phys, struct dp_range **ranges, size_t *n) {
@@ -232,6 +234,8 @@ static void publish_snapshot(struct tracker_thread *t) {
         tmp = t->published;
         t->published = t->work;
         t->work = tmp;
+        if (t->on_snapshot)
+                t->on_snapshot(t->on_snapshot_userdata);
         pthread_mutex_unlock(&t->lock);
 }
 
@@ -760,6 +764,15 @@ void tracker_thread_give_hints(struct tracker_thread *t, uint32_t fresh_ms) {
         /* A change reaches the readers' polls at the thread's next pass: now. */
         if (atomic_exchange_explicit(&t->hint_fresh_ms, fresh_ms, memory_order_relaxed) != fresh_ms)
                 wake(t);
+}
+
+void tracker_thread_notify_snapshots(struct tracker_thread *t, void (*fn)(void *userdata), void *userdata) {
+        /* Under the lock publish_snapshot() calls it with: no call runs
+         * on once this returns. */
+        pthread_mutex_lock(&t->lock);
+        t->on_snapshot = fn;
+        t->on_snapshot_userdata = userdata;
+        pthread_mutex_unlock(&t->lock);
 }
 
 uint32_t tracker_thread_target_capacity(struct tracker_thread *t) {

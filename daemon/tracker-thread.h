@@ -66,6 +66,12 @@ void tracker_thread_sampling_ends(struct tracker_thread *t, uint64_t ns);
 void tracker_thread_stop(struct tracker_thread *t);
 void tracker_thread_free(struct tracker_thread *t);
 
+/* Calls @fn(@userdata) on the thread each time it publishes a snapshot (an
+ * aggregation closed, mostly), under the snapshot lock: @fn only signals,
+ * and must not call back into the tracker.  NULL stops the calls; none
+ * runs once this returns. */
+void tracker_thread_notify_snapshots(struct tracker_thread *t, void (*fn)(void *userdata), void *userdata);
+
 /* Runs @fn on the last published snapshot, under the lock that keeps the
  * tracker from swapping it meanwhile: keep @fn short. */
 int tracker_thread_with_snapshot(struct tracker_thread *t,
