@@ -9,6 +9,7 @@
  * hundreds of milliseconds apart even on a busy machine.
  */
 #include <check.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -250,6 +251,46 @@ START_TEST(test_idle_until_a_batch) {
 }
 END_TEST
 
+static void count_call(void *userdata) {
+        atomic_fetch_add((atomic_uint *) userdata, 1);
+}
+
+/* Until an aggregation closes after the @made already seen (10 s at most),
+ * samples queued to keep them closing; returns how many were made. */
+static uint64_t wait_one_more_aggregation(struct rig *r, uint64_t made) {
+        uint64_t now = made;
+
+        produce(r, 0, 10);
+        channel_wake_if_needed(&r->channels[0]);
+        for (double t0 = now_s(); now <= made && now_s() - t0 < 10; sleep_s(0.01))
+                ck_assert_int_eq(tracker_thread_with_snapshot(r->tt, count_aggregations, &now), 0);
+        ck_assert_uint_gt(now, made);
+        return now;
+}
+
+/* Each snapshot the thread publishes, an aggregation closed among them, is
+ * announced to whoever asked (the DAMON thread looks then for a new hot
+ * area), and to nobody once told NULL. */
+START_TEST(test_snapshots_are_announced) {
+        struct rig *r = rig_start_polling(100);
+        atomic_uint calls = 0;
+        unsigned before;
+        uint64_t made = 0;
+
+        tracker_thread_notify_snapshots(r->tt, count_call, &calls);
+        for (int i = 0; i < 2; i++) {
+                before = atomic_load(&calls);
+                made = wait_one_more_aggregation(r, made);
+                ck_assert_uint_gt(atomic_load(&calls), before);
+        }
+        tracker_thread_notify_snapshots(r->tt, NULL, NULL);
+        before = atomic_load(&calls);
+        (void) wait_one_more_aggregation(r, made);
+        ck_assert_uint_eq(atomic_load(&calls), before);
+        rig_free(r);
+}
+END_TEST
+
 /* Samples of the aggregation after next wait in their queue for the tick
  * that opens it (dp_tracker_open_prefix()), and then count in their own
  * sampling intervals.  With 1 s aggregations and a lag of 2.55 s (a 2.5 s
@@ -464,6 +505,7 @@ static Suite *tracker_thread_suite(void) {
         tcase_add_test(tc, test_half_full_wakes_it);
         tcase_add_test(tc, test_stop_does_not_wait_out_the_sleep);
         tcase_add_test(tc, test_idle_until_a_batch);
+        tcase_add_test(tc, test_snapshots_are_announced);
         tcase_add_test(tc, test_a_busy_queue_caps_the_lag);
         tcase_add_test(tc, test_samples_ahead_wait_for_their_aggregation);
         tcase_add_test(tc, test_lag_follows_the_slowest_reader);
