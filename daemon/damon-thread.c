@@ -498,6 +498,8 @@ static enum wake wait_for_pass(struct damon_thread *d, uint64_t usec) {
 static void *damon_main(void *userdata) {
         struct damon_thread *d = userdata;
 
+        /* Its own name, so that per-thread CPU tells it from the main loop. */
+        (void) pthread_setname_np(pthread_self(), "dp-damon");
         decide(d);
         if (d->decision.role == DP_DAMON_ROLE_OWNED || d->decision.role == DP_DAMON_ROLE_ATTACHED) {
                 tracker_thread_notify_snapshots(d->tracker, snapshot_published, d);

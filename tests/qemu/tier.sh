@@ -155,6 +155,7 @@ tier_arm() {
         write_file update_schemes_stats "$KD/0/state" > /dev/null
         if [ "$arm" != damon ]; then
                 info "the daemon's $(damonctl damon 2>&1 | grep -i -E 'scheme|migrate|commit|error' | tr -s ' ' | tr '\n' ';')"
+                info "$arm, rep $rep: the daemon's CPU seconds by thread: $(thread_cpu "$daemon_pid")"
         else
                 for s in 0 1; do
                         info "DAMON alone's scheme $s: $(read_file "$CTX/schemes/$s/action"):" \
