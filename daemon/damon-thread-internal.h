@@ -51,6 +51,7 @@ struct damon_thread {
         unsigned failures;              /* in a row, for the backoff */
         bool busy;                      /* this pass met DAMON's lock held: retry soon */
         unsigned busy_passes;           /* passes in a row that did, none clean between */
+        unsigned follow_ups;            /* passes left after a new hot area's (next_wait_usec()) */
         struct {
                 unsigned passes, stop;  /* DAMON_PERFD_TEST_DAMON_BUSY reads left (test-seam.h) */
         } inject_busy;

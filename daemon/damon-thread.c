@@ -33,6 +33,10 @@
 #define BUSY_WAIT_NSEC (30 * 1000 * 1000L)
 /* Fewer granules in a new area than this (256 KiB) are none (new_hot_area()). */
 #define NEW_GRANULES_MIN 16
+/* A pass for a new hot area is followed by this many full ones, this many
+ * aggregations apart (next_wait_usec()). */
+#define FOLLOW_UP_PASSES 3
+#define FOLLOW_UP_AGGREGATIONS 3
 
 /* Counts a failure of @step; the first of each (step, errno) is logged, with
  * the sysfs file whose read or write failed when one did. */
@@ -238,6 +242,7 @@ static void pass(struct damon_thread *d, bool new_hot_area) {
                 d->busy_passes++;
         else if (d->work.errors == errors)
                 d->busy_passes = 0;
+        d->follow_ups = new_hot_area ? FOLLOW_UP_PASSES : d->follow_ups > 0 ? d->follow_ups - 1 : 0;
         publish(d);
 }
 
@@ -375,6 +380,13 @@ static uint64_t next_wait_usec(const struct damon_thread *d) {
 
         if (d->busy)
                 return DP_MIN(wait, BUSY_RETRY_USEC);
+        /* A pass for a new hot area hinted as much of it as its first
+         * aggregation's samples outlined, and the area's granules gain
+         * weight against the old one's for a second or so after: a few full
+         * passes, with a read-back, follow a few aggregations apart, not a
+         * hint interval apart. */
+        if (d->follow_ups > 0 && d->failures == 0)
+                return DP_MIN(wait, FOLLOW_UP_AGGREGATIONS * d->config.aggr_interval_us);
         /* No kdamond of ours yet: start it as soon as the samples name a
          * target, an aggregation after, not a hint interval. */
         if (d->decision.role == DP_DAMON_ROLE_OWNED && !d->have_state && d->failures == 0)

@@ -553,7 +553,11 @@ END_TEST
 
 /* A hot area that moves is hinted at once, not a hint interval later: with
  * passes a minute apart, the samples' new hot area starts one, which commits
- * the window's new edges without waiting for a read-back of DAMON's regions. */
+ * within seconds of the move; three full passes follow it a few aggregations
+ * apart, not a minute, and by then the window's new edges are committed (the
+ * early pass may have seen only the part its first aggregation's samples
+ * outlined).  Whether a read-back comes between the move and the commit is
+ * left open: the full passes after an early one before the move may. */
 START_TEST(test_own_follows_a_moved_hot_area_at_once) {
         struct test_workload w;
         uint64_t t0 = monotonic_msec(), best_start, best_end;
@@ -567,16 +571,20 @@ START_TEST(test_own_follows_a_moved_hot_area_at_once) {
         while (monotonic_msec() - t0 < 5500)
                 usleep(100 * 1000);
         before = view_int("commits");
-        read_backs = view_int("read_backs");
         ck_assert_int_gt(wait_view_int_above("commits", before, 8), before);
-        ck_assert_int_eq(view_int("read_backs"), read_backs);
+        /* The three full passes after the early one, with their read-backs. */
+        read_backs = view_int("read_backs");
+        ck_assert_int_ge(wait_view_int_above("read_backs", read_backs + 1, 8), read_backs + 2);
 
         ck_assert_int_eq(stop_daemon(daemon), 0);
         test_workload_stop(&w);
         state_keeper_stop();
         committed_boundaries_near(w.pid, (uint64_t) w.moved_start, (uint64_t) w.moved_end, &best_start, &best_end);
-        ck_assert_msg(distance(best_start, (uint64_t) w.moved_start) <= HOT_EDGE_SLACK &&
-                              distance(best_end, (uint64_t) w.moved_end) <= HOT_EDGE_SLACK,
+        /* The passes stop once DAMON agrees: its hot regions and the sampled
+         * ones each cover 90% of the other.  So the edges committed may
+         * together fall short of the window by a tenth of it. */
+        ck_assert_msg(distance(best_start, (uint64_t) w.moved_start) + distance(best_end, (uint64_t) w.moved_end) <=
+                              (uint64_t) (w.moved_end - w.moved_start) / 10,
                       "the window moved to %#llx-%#llx, the nearest boundaries committed are %#llx and %#llx",
                       (unsigned long long) w.moved_start, (unsigned long long) w.moved_end,
                       (unsigned long long) best_start, (unsigned long long) best_end);
