@@ -572,7 +572,8 @@ START_TEST(test_own_follows_a_moved_hot_area_at_once) {
                 usleep(100 * 1000);
         before = view_int("commits");
         ck_assert_int_gt(wait_view_int_above("commits", before, 8), before);
-        /* The three full passes after the early one, with their read-backs. */
+        /* The full passes after the early one, with their read-backs: at
+         * least two of the three (the first may come before this look). */
         read_backs = view_int("read_backs");
         ck_assert_int_ge(wait_view_int_above("read_backs", read_backs + 1, 8), read_backs + 2);
 
@@ -595,10 +596,11 @@ END_TEST
 /* Someone turns our kdamond off while DAMON's sysfs lock is busy (injected:
  * the next 12 state reads answer EBUSY, as the kernel's do while the
  * turn-off holds the lock): each pass reads the state 4 times a moment apart
- * before it counts the busy read, so three passes meet it; the stop behind them is
- * still noticed and counted; the busy passes are counted, logged once, and
- * cost no backoff, so the kdamond runs again within a few passes.  On stop,
- * 3 more busy reads do not keep the restore from removing the kdamond. */
+ * before it counts the busy read, so three passes meet it; the stop behind
+ * them is still noticed and counted; the busy passes are counted, logged
+ * once, and cost no backoff, so the kdamond runs again within a few passes.
+ * On stop, 3 more busy reads do not keep the restore from removing the
+ * kdamond. */
 START_TEST(test_stop_behind_busy_state_is_noticed) {
         _cleanup_free_ char *log = NULL;
         struct test_workload w;

@@ -466,8 +466,6 @@ START_TEST(test_granules_touched_chunks_keep_their_edges) {
 }
 END_TEST
 
-/* damonctl's agreement: DAMON's hot rows of the target against its sampled
- * hot granules; another target's rows do not count. */
 /* Granules far from all those known: a window that moved counts, a sparse
  * sampler's granules sampled again among known ones do not, nor do new ones
  * within the gap of a known one, on either side. */
@@ -494,6 +492,8 @@ START_TEST(test_granules_far_from_known) {
 }
 END_TEST
 
+/* damonctl's agreement: DAMON's hot rows of the target against its sampled
+ * hot granules; another target's rows do not count. */
 START_TEST(test_target_agreement) {
         struct dp_snapshot_granule g[10];
         struct dp_snapshot_target t = { .tgid = 7, .start = 0, .end = 1000 * G, .nr_granules = 10 };
