@@ -5,7 +5,7 @@
  * (lib/replay/replay.c with lib/source/capture-source.c and the AUX data of SPE captures),
  * as damonctl heatmap and the daemon's --replay run them.  The input is the file: it is written to a memfd and
  * opened by its /proc/self/fd path, as a capture on disk is (mapped, and
- * read(2) through the read-ahead for one-pass reads), and from memory.
+ * read(2) through the file window for one-pass reads), and from memory.
  *
  * Invariants: both opens agree; every way through the records sees the same
  * records in the same order with the same attrs and the same end (0 or the

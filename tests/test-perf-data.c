@@ -425,7 +425,7 @@ static void check_ways(struct dp_perf_data *d) {
 }
 
 /* The one-pass ways give every record as dp_perf_data_next() does, from the
- * file (read ahead, across the buffers' boundaries) and from memory; they
+ * file (through the file window) and from memory; they
  * mix with it, and a rewind starts them over. */
 START_TEST(test_sequential_ways) {
         _cleanup_free_ char *path = testdata_path(DATA_FILE);
@@ -437,7 +437,6 @@ START_TEST(test_sequential_ways) {
         ck_assert_int_eq(dp_perf_data_open(path, &from_file), 0);
         check_ways(from_file);
         buf = read_whole(path, &size);
-        ck_assert_uint_gt(size, 1u << 20);      /* more than one read-ahead chunk */
         ck_assert_int_eq(dp_perf_data_open_memory(buf, size, &from_memory), 0);
         check_ways(from_memory);
 
@@ -599,15 +598,15 @@ START_TEST(test_malformed) {
 END_TEST
 
 /* A file of one attr with @sample_type and the data section @data (@n bytes),
- * in a temporary file so that one-pass reads go through the read-ahead
- * window; its path goes to @path (PATH_MAX). */
+ * in a temporary file so that one-pass reads go through the file window; its
+ * path goes to @path (PATH_MAX). */
 static void write_one_attr_file(uint64_t sample_type, const void *data, size_t n, char *path) {
-        uint8_t buf[1024] = {};
         struct perf_event_attr attr = { .size = 128, .sample_type = sample_type, .sample_id_all = 1 };
         size_t ids = 104, attrs = ids + 8, data_at = attrs + 128 + 16;
+        _cleanup_free_ uint8_t *buf = calloc(1, data_at + n);
         int fd;
 
-        ck_assert_uint_le(data_at + n, sizeof(buf));
+        ck_assert_ptr_nonnull(buf);
         memcpy(buf, "PERFILE2", 8);
         set_u64(buf + 8, 104);                  /* header size: no features set */
         set_u64(buf + 16, 128 + 16);            /* attr_size */
@@ -627,6 +626,52 @@ static void write_one_attr_file(uint64_t sample_type, const void *data, size_t n
         ck_assert_int_eq(write(fd, buf, data_at + n), (ssize_t) (data_at + n));
         close(fd);
 }
+
+/* The capture in testdata fits in one of the file window's chunks; this one
+ * (6 MiB) takes several, with runs of samples and records of other sizes
+ * across their boundaries. */
+START_TEST(test_sequential_ways_across_chunks) {
+        const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                              PERF_SAMPLE_CPU;
+        const size_t cap = (size_t) 6 << 20;
+        _cleanup_perf_data_ struct dp_perf_data *d = NULL;
+        _cleanup_free_ uint8_t *data = malloc(cap);
+        char path[PATH_MAX];
+        size_t n = 0;
+
+        ck_assert_ptr_nonnull(data);
+        for (uint64_t i = 0; n + 128 <= cap; i++) {
+                uint8_t *r = data + n;
+                uint32_t cpu = (uint32_t) (i / 1000 % 4);
+
+                if (i % 777 == 0) {
+                        /* A COMM of 1-40 name bytes: header, pid/tid, name, then TID, TIME and CPU. */
+                        size_t name = 8 * (1 + i / 777 % 5), size = 8 + 8 + name + 24;
+
+                        memset(r, 0, size);
+                        *(struct perf_event_header *) r = (struct perf_event_header) {
+                                .type = PERF_RECORD_COMM, .size = (uint16_t) size };
+                        memset(r + 16, 'a', name - 1);
+                        set_u64(r + 16 + name + 8, i);
+                        set_u64(r + 16 + name + 16, cpu);
+                        n += size;
+                        continue;
+                }
+                *(struct perf_event_header *) r = (struct perf_event_header) {
+                        .type = PERF_RECORD_SAMPLE, .size = 48 };
+                set_u64(r + 8, 0x401000 + i);                           /* IP */
+                set_u64(r + 16, (uint64_t) (100 + i % 3) << 32 | 100);  /* TID, PID */
+                set_u64(r + 24, i);                                     /* TIME */
+                set_u64(r + 32, 0x7f0000000000 + 64 * i);               /* ADDR */
+                set_u64(r + 40, cpu);                                   /* CPU, reserved */
+                n += 48;
+        }
+        write_one_attr_file(type, data, n, path);
+        ck_assert_int_eq(dp_perf_data_open(path, &d), 0);
+        unlink(path);
+        check_ways(d);
+}
+END_TEST
 
 /* Found by fuzz-perf-data: with a layout of variable size (sample_size 0), a
  * sample record of size 0 already in the one-pass reader's window (a second
@@ -702,6 +747,7 @@ static Suite *perf_data_suite(void) {
         tcase_add_test(tc, test_matches_perf_script);
         tcase_add_test(tc, test_memory_equals_file);
         tcase_add_test(tc, test_sequential_ways);
+        tcase_add_test(tc, test_sequential_ways_across_chunks);
         tcase_add_test(tc, test_truncated_copies);
         tcase_add_test(tc, test_malformed);
         tcase_add_test(tc, test_random_damage);

@@ -19,7 +19,7 @@
 
 #include "macro.h"
 #include "perf-data.h"
-#include "read-ahead.h"
+#include "file-window.h"
 
 /* struct perf_file_header: magic, size, attr_size, attrs, data, event_types,
  * then a 256-bit feature bitmap.  Offsets rather than a struct keep the parser
@@ -69,10 +69,10 @@ struct dp_perf_data {
         uint64_t cursor;
         int error;            /* sticky iteration error */
 
-        /* dp_perf_data_next_sequential() of a file: records read(2) ahead into
-         * buffers, of which file bytes [window_begin, window_end) are at hand. */
+        /* dp_perf_data_next_sequential() of a file: records read(2) a chunk at
+         * a time, of which file bytes [window_begin, window_end) are at hand. */
         int fd;               /* the file, or -1 for a memory image */
-        struct dp_read_ahead *ahead;
+        struct dp_file_window *file_window;
         const uint8_t *window;
         uint64_t window_begin, window_end;
 };
@@ -99,7 +99,7 @@ struct dp_perf_data *dp_perf_data_free(struct dp_perf_data *d) {
                 munmap(d->image, d->image_size ?: 1);
         else
                 free(d->image);
-        dp_read_ahead_free(d->ahead);
+        dp_file_window_free(d->file_window);
         if (d->fd >= 0)
                 close(d->fd);
         free(d->attrs);
@@ -510,7 +510,7 @@ static int find_payload(const struct dp_perf_data *d, struct dp_perf_data_record
 }
 
 /* The @need bytes at the cursor (at most what the data section has left),
- * from the window, which moves on through the read-ahead.  Reading beats
+ * from the window, which slides on through the file.  Reading beats
  * touching the mapping for one pass: on virtual machines the first access to
  * each page of a fresh mapping can cost more than all the decoding of what is
  * on it. */
@@ -519,16 +519,16 @@ static int window_fill(struct dp_perf_data *d, uint64_t need, const uint8_t **re
         int r;
 
         /* A rewind starts over. */
-        if (d->ahead && d->cursor < d->window_begin) {
-                dp_read_ahead_free(d->ahead);
-                d->ahead = NULL;
+        if (d->file_window && d->cursor < d->window_begin) {
+                dp_file_window_free(d->file_window);
+                d->file_window = NULL;
         }
-        if (!d->ahead) {
-                r = dp_read_ahead_new(d->fd, d->cursor, d->data_end, &d->ahead);
+        if (!d->file_window) {
+                r = dp_file_window_new(d->fd, d->cursor, d->data_end, &d->file_window);
                 if (r < 0)
                         return r;
         }
-        r = dp_read_ahead_at(d->ahead, d->cursor, (size_t) need, ret, &avail);
+        r = dp_file_window_at(d->file_window, d->cursor, (size_t) need, ret, &avail);
         if (r < 0)
                 return r;
         d->window = *ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The read-ahead gives a file's bytes as they are, contiguous across its
- * buffers' boundaries, and refuses what it cannot give. */
+/* The file window gives a file's bytes as they are, contiguous across its
+ * chunks' boundaries, and refuses what it cannot give. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "read-ahead.h"
+#include "file-window.h"
 
 #include "check-main.h"
 
@@ -21,7 +21,7 @@ static uint8_t byte_at(uint64_t offset) {
 
 /* A temporary file of FILE_SIZE known bytes, already unlinked. */
 static int make_file(void) {
-        char path[] = "/tmp/test-read-ahead-XXXXXX";
+        char path[] = "/tmp/test-file-window-XXXXXX";
         _cleanup_free_ uint8_t *buf = malloc(FILE_SIZE);
         int fd = mkstemp(path);
 
@@ -42,17 +42,17 @@ static void check_bytes(const uint8_t *p, uint64_t offset, size_t n) {
 
 /* Forward steps of random sizes, some skipping ahead, from @begin. */
 static void walk(int fd, uint64_t begin, unsigned seed) {
-        struct dp_read_ahead *ra = NULL;
+        struct dp_file_window *w = NULL;
         uint64_t offset = begin, steps = 0;
 
         srand(seed);
-        ck_assert_int_eq(dp_read_ahead_new(fd, begin, FILE_SIZE, &ra), 0);
+        ck_assert_int_eq(dp_file_window_new(fd, begin, FILE_SIZE, &w), 0);
         while (offset < FILE_SIZE) {
-                size_t need = 1 + (size_t) rand() % DP_READ_AHEAD_SPAN, avail;
+                size_t need = 1 + (size_t) rand() % DP_FILE_WINDOW_SPAN, avail;
                 const uint8_t *p;
 
                 need = (size_t) DP_MIN((uint64_t) need, FILE_SIZE - offset);
-                ck_assert_int_eq(dp_read_ahead_at(ra, offset, need, &p, &avail), 0);
+                ck_assert_int_eq(dp_file_window_at(w, offset, need, &p, &avail), 0);
                 ck_assert_uint_ge(avail, need);
                 ck_assert_uint_le(avail, FILE_SIZE - offset);
                 check_bytes(p, offset, avail);
@@ -61,7 +61,7 @@ static void walk(int fd, uint64_t begin, unsigned seed) {
                 case 0:
                         break;
                 case 1:
-                        offset += 3 * DP_READ_AHEAD_SPAN + (uint64_t) (rand() % 4096);
+                        offset += 3 * DP_FILE_WINDOW_SPAN + (uint64_t) (rand() % 4096);
                         break;
                 default:
                         offset += need;
@@ -69,7 +69,7 @@ static void walk(int fd, uint64_t begin, unsigned seed) {
                 steps++;
         }
         ck_assert_uint_gt(steps, 50);
-        dp_read_ahead_free(ra);
+        dp_file_window_free(w);
 }
 
 START_TEST(test_bytes_as_they_are) {
@@ -83,49 +83,63 @@ START_TEST(test_bytes_as_they_are) {
 END_TEST
 
 START_TEST(test_refusals) {
-        struct dp_read_ahead *ra = NULL;
+        struct dp_file_window *w = NULL;
         const uint8_t *p;
         size_t avail;
         int fd = make_file();
 
-        ck_assert_int_eq(dp_read_ahead_new(-1, 0, 10, &ra), -EINVAL);
-        ck_assert_int_eq(dp_read_ahead_new(fd, 10, 5, &ra), -EINVAL);
-        ck_assert_int_eq(dp_read_ahead_new(fd, 0, 10, NULL), -EINVAL);
-        ck_assert_ptr_null(ra);
+        ck_assert_int_eq(dp_file_window_new(-1, 0, 10, &w), -EINVAL);
+        ck_assert_int_eq(dp_file_window_new(fd, 10, 5, &w), -EINVAL);
+        ck_assert_int_eq(dp_file_window_new(fd, 0, 10, NULL), -EINVAL);
+        ck_assert_ptr_null(w);
 
-        ck_assert_int_eq(dp_read_ahead_new(fd, 100, 200000, &ra), 0);
-        ck_assert_int_eq(dp_read_ahead_at(ra, 99, 8, &p, &avail), -EINVAL);       /* before the range */
-        ck_assert_int_eq(dp_read_ahead_at(ra, 199999, 8, &p, &avail), -EINVAL);   /* past its end */
-        ck_assert_int_eq(dp_read_ahead_at(ra, 100, 0, &p, &avail), -EINVAL);
-        ck_assert_int_eq(dp_read_ahead_at(ra, 100, DP_READ_AHEAD_SPAN + 1, &p, &avail), -EINVAL);
-        ck_assert_int_eq(dp_read_ahead_at(ra, 5000, 8, &p, &avail), 0);
+        ck_assert_int_eq(dp_file_window_new(fd, 100, 200000, &w), 0);
+        ck_assert_int_eq(dp_file_window_at(w, 99, 8, &p, &avail), -EINVAL);       /* before the range */
+        ck_assert_int_eq(dp_file_window_at(w, 199999, 8, &p, &avail), -EINVAL);   /* past its end */
+        ck_assert_int_eq(dp_file_window_at(w, 100, 0, &p, &avail), -EINVAL);
+        ck_assert_int_eq(dp_file_window_at(w, 100, DP_FILE_WINDOW_SPAN + 1, &p, &avail), -EINVAL);
+        ck_assert_int_eq(dp_file_window_at(w, 5000, 8, &p, &avail), 0);
         check_bytes(p, 5000, 8);
-        ck_assert_int_eq(dp_read_ahead_at(ra, 4992, 8, &p, &avail), -EINVAL);     /* backwards */
-        ck_assert_int_eq(dp_read_ahead_at(ra, 199992, 8, &p, &avail), 0);
+        ck_assert_int_eq(dp_file_window_at(w, 4992, 8, &p, &avail), -EINVAL);     /* backwards */
+        ck_assert_int_eq(dp_file_window_at(w, 199992, 8, &p, &avail), 0);
         ck_assert_uint_eq(avail, 8);
-        dp_read_ahead_free(ra);
-        dp_read_ahead_free(NULL);
+        dp_file_window_free(w);
+        dp_file_window_free(NULL);
 
         /* A range past the end of the file: the bytes that are not there are an error, for good. */
-        ck_assert_int_eq(dp_read_ahead_new(fd, FILE_SIZE - 16, FILE_SIZE + (3u << 20), &ra), 0);
-        ck_assert_int_eq(dp_read_ahead_at(ra, FILE_SIZE - 16, 16, &p, &avail), -EBADMSG);
-        ck_assert_int_eq(dp_read_ahead_at(ra, FILE_SIZE - 8, 8, &p, &avail), -EBADMSG);
-        dp_read_ahead_free(ra);
+        ck_assert_int_eq(dp_file_window_new(fd, FILE_SIZE - 16, FILE_SIZE + (3u << 20), &w), 0);
+        ck_assert_int_eq(dp_file_window_at(w, FILE_SIZE - 16, 16, &p, &avail), -EBADMSG);
+        ck_assert_int_eq(dp_file_window_at(w, FILE_SIZE - 8, 8, &p, &avail), -EBADMSG);
+        dp_file_window_free(w);
 
-        /* Freed while the thread waits for room. */
-        ck_assert_int_eq(dp_read_ahead_new(fd, 0, FILE_SIZE, &ra), 0);
-        usleep(20000);
-        dp_read_ahead_free(ra);
         close(fd);
 }
 END_TEST
 
+START_TEST(test_read_error_sticks) {
+        struct dp_file_window *w = NULL;
+        const uint8_t *p;
+        size_t avail;
+        int pipe_fds[2];
+
+        /* A pipe cannot be read at an offset: the error of that read, then the same for good. */
+        ck_assert_int_eq(pipe(pipe_fds), 0);
+        ck_assert_int_eq(dp_file_window_new(pipe_fds[0], 0, 4096, &w), 0);
+        ck_assert_int_eq(dp_file_window_at(w, 0, 8, &p, &avail), -ESPIPE);
+        ck_assert_int_eq(dp_file_window_at(w, 8, 8, &p, &avail), -ESPIPE);
+        dp_file_window_free(w);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+}
+END_TEST
+
 int main(void) {
-        Suite *s = suite_create("read-ahead");
+        Suite *s = suite_create("file-window");
         TCase *tc = tcase_create("core");
 
         tcase_add_test(tc, test_bytes_as_they_are);
         tcase_add_test(tc, test_refusals);
+        tcase_add_test(tc, test_read_error_sticks);
         suite_add_tcase(s, tc);
         return dp_check_run(s);
 }
