@@ -409,7 +409,7 @@ void damon_judge_again(struct damon_thread *d) {
 void damon_read_back(struct damon_thread *d) {
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
         _cleanup_free_ struct dp_damon_view_input *in = NULL;
-        size_t n = 0, k = 0;
+        size_t n = 0;
         int r, tries = 0;
 
         if (!d->work.running)
@@ -427,24 +427,21 @@ void damon_read_back(struct damon_thread *d) {
                 damon_note_failure(d, "read-back", -ENOMEM);
                 return;
         }
-        /* The first scheme's regions: one scheme covers every region DAMON has
-         * (ours matches all); more would only repeat them. */
         for (size_t i = 0; i < n; i++)
-                if (tried[i].scheme == tried[0].scheme)
-                        in[k++] = (struct dp_damon_view_input) {
-                                .start = tried[i].start, .end = tried[i].end,
-                                .nr_accesses = tried[i].nr_accesses, .age = tried[i].age,
-                        };
-        if (k > d->work.rows_cap) {
-                struct dp_damon_view_row *rows = reallocarray(d->work.rows, k, sizeof(*rows));
+                in[i] = (struct dp_damon_view_input) {
+                        .start = tried[i].start, .end = tried[i].end,
+                        .nr_accesses = tried[i].nr_accesses, .age = tried[i].age,
+                };
+        if (n > d->work.rows_cap) {
+                struct dp_damon_view_row *rows = reallocarray(d->work.rows, n, sizeof(*rows));
 
                 if (!rows) {
                         damon_note_failure(d, "read-back", -ENOMEM);
                         return;
                 }
                 d->work.rows = rows;
-                d->work.rows_cap = k;
+                d->work.rows_cap = n;
         }
-        d->work.nr_rows = dp_damon_view_build(in, k, d->work.targets, d->work.nr_targets, &d->snap, d->work.rows);
+        d->work.nr_rows = dp_damon_view_build(in, n, d->work.targets, d->work.nr_targets, &d->snap, d->work.rows);
         judge_agreement(d);
 }

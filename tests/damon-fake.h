@@ -59,6 +59,7 @@ struct fake_damon {
         struct fake_region tried[16];   /* what update_schemes_tried_regions reports */
         size_t n_tried;
         bool tried_one_counter;         /* 6.12: one region counter across the schemes (0, 2, 4 / 1, 3, 5) */
+        bool tried_skip_scheme0;        /* scheme 0 tries none (a pattern that matches nothing) */
         char tried_garbage_rel[64];     /* e.g. "1/nr_accesses": overwritten after each update ... */
         char tried_garbage[32];         /* ... with this */
         char log[FAKE_LOG_MAX][FAKE_LOG_LINE];
@@ -266,7 +267,7 @@ static inline void fake_fill_tried(const char *scheme_dir, unsigned long s, unsi
 
         FAKE_FMT(dir, "%s/tried_regions", scheme_dir);
         fake_resize(dir, 0, NULL);
-        for (size_t i = 0; i < fake.n_tried; i++) {
+        for (size_t i = 0; i < fake.n_tried && !(s == 0 && fake.tried_skip_scheme0); i++) {
                 char region[PATH_MAX];
 
                 FAKE_FMT(region, "%s/%lu", dir, fake.tried_one_counter ? i * nr_schemes + s : i);

@@ -468,7 +468,8 @@ END_TEST
 
 /* 6.12 numbers tried regions with one counter across the schemes: with two
  * schemes, scheme 0 has regions 0, 2, 4 and scheme 1 has 1, 3, 5.  Every
- * region of both is read, none taken for the end of the list. */
+ * region of the first is read, none taken for the end of the list; the
+ * second's are not read at all. */
 START_TEST(test_read_tried_one_counter) {
         _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
         _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
@@ -482,13 +483,33 @@ START_TEST(test_read_tried_one_counter) {
         fake.n_tried = 3;
         fake.tried_one_counter = true;
         ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), 0);
-        ck_assert(fake_exists(CTX "schemes/1/tried_regions/5"));
-        ck_assert_uint_eq(n, 6);
-        for (size_t i = 0; i < 6; i++) {
-                ck_assert_uint_eq(tried[i].scheme, i / 3);
-                ck_assert_uint_eq(tried[i].start, 0x1000 * (2 * (i % 3) + 1));
-                ck_assert_uint_eq(tried[i].nr_accesses, i % 3);
+        ck_assert(fake_exists(CTX "schemes/0/tried_regions/4"));
+        ck_assert_uint_eq(n, 3);
+        for (size_t i = 0; i < 3; i++) {
+                ck_assert_uint_eq(tried[i].scheme, 0);
+                ck_assert_uint_eq(tried[i].start, 0x1000 * (2 * i + 1));
+                ck_assert_uint_eq(tried[i].nr_accesses, i);
         }
+}
+END_TEST
+
+/* A first scheme without tried regions (an administrator's, matching a
+ * narrow pattern): the next one's are read. */
+START_TEST(test_read_tried_first_with_regions) {
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
+        _cleanup_free_ struct dp_damon_tried_region *tried = NULL;
+        struct dp_damon_state st = {};
+        size_t n = 0;
+
+        own(fs, false, &st);
+        fake_admin_write(CTX "schemes/nr_schemes", "3");
+        fake.tried[0] = (struct fake_region) { 0x1000, 0x3000, 5, 2 };
+        fake.n_tried = 1;
+        fake.tried_skip_scheme0 = true;
+        ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(tried[0].scheme, 1);
+        ck_assert_uint_eq(tried[0].start, 0x1000);
 }
 END_TEST
 
@@ -530,8 +551,8 @@ START_TEST(test_read_tried_nr_schemes_garbled) {
         size_t n = 99;
 
         own(fs, false, &st);
-        fake.tried[0] = (struct fake_region) { 0x1000, 0x3000, 5, 2 };
-        fake.n_tried = 1;
+        /* Schemes without regions are walked on to the count: no further. */
+        fake.n_tried = 0;
         for (size_t i = 0; i < DP_ARRAY_SIZE(counts); i++) {
                 fake_file(CTX "schemes/nr_schemes", counts[i], 0600);
                 ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), -EBADMSG);
@@ -540,6 +561,8 @@ START_TEST(test_read_tried_nr_schemes_garbled) {
                 ck_assert_uint_eq(n, 0);
         }
         fake_file(CTX "schemes/nr_schemes", "1", 0600);
+        fake.tried[0] = (struct fake_region) { 0x1000, 0x3000, 5, 2 };
+        fake.n_tried = 1;
         ck_assert_int_eq(dp_damon_read_tried(fs, 0, 0, &tried, &n), 0);
         ck_assert_uint_eq(n, 1);
 }
@@ -696,6 +719,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_feed_goal_none);
         tcase_add_test(tc, test_read_tried);
         tcase_add_test(tc, test_read_tried_one_counter);
+        tcase_add_test(tc, test_read_tried_first_with_regions);
         tcase_add_test(tc, test_read_tried_garbage);
         tcase_add_test(tc, test_read_tried_nr_schemes_garbled);
         tcase_add_test(tc, test_read_tried_addr_unit);

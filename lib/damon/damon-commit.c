@@ -298,7 +298,7 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
         r = damon_ctx_read_u64(&w, "schemes/nr_schemes", &nr_schemes);
         if (r < 0)
                 return r;
-        for (uint64_t s = 0; r == 0 && s < nr_schemes; s++) {
+        for (uint64_t s = 0; r == 0 && s < nr_schemes && vec.n == 0; s++) {
                 /* The kernel makes every scheme directory nr_schemes names: a
                  * count beyond them is garbled, not billions of empty schemes. */
                 snprintf(rel, sizeof(rel), "schemes/%" PRIu64, s);

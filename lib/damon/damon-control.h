@@ -201,9 +201,12 @@ int dp_damon_feed_goal(struct dp_damon_fs *fs, struct dp_damon_state *st, const 
 
 /*
  * Read-back: state=update_schemes_tried_regions (needs the grant; the kernel
- * answers EINVAL while the kdamond is off), then the tried_regions of every
- * scheme of the context, in scheme order, each in the kernel's order
- * (target by target: the kernel names no target).  Addresses are bytes
+ * answers EINVAL while the kdamond is off), then the tried_regions of the
+ * context's first scheme that has any, in the kernel's order (target by
+ * target: the kernel names no target).  One scheme that matches every
+ * region, as the daemon's own stat scheme does, has all of DAMON's regions;
+ * the schemes after it would only repeat some of them, at four file reads a
+ * region (with a tiering scheme pair, twice the reads).  Addresses are bytes
  * (multiplied by addr_unit when that file exists).  A file that is not a
  * number, a region with end <= start, or an nr_schemes beyond the scheme
  * directories there are: -EBADMSG, and dp_damon_fs_error_path() names the
