@@ -28,11 +28,19 @@ def parse_console(path):
     return out
 
 
-def run_guest(build, reps, seconds, timeout_s):
-    env = dict(os.environ, DP_QEMU_NUMA="1", DP_QEMU_SWAP_MIB="512",
-               DP_QEMU_APPEND="DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d DP_RECLAIM=full "
-                              "DP_RECLAIM_REPS=%d DP_RECLAIM_SECONDS=%d" % (reps, seconds, reps, seconds),
-               DP_QEMU_EXPECTED=str(2 + 8 * reps), DP_QEMU_TIMEOUT=str(timeout_s),
+# The hot set's layouts in physical memory (tests/qemu/tier.sh): one stretch
+# above the cold area, and 8 pieces scattered through a cold area three
+# times the size, as a long-running heap's hot objects lie.
+LAYOUTS = {"stretch": "", "pieces": "DP_TIER_PIECES=8 DP_TIER_COLD_MIB=192"}
+
+
+def run_guest(build, reps, seconds, timeout_s, layout="stretch", reclaim=True):
+    """Boots the guest for the tiering case in @layout (and the reclaim case)."""
+    append = "DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d %s" % (reps, seconds, LAYOUTS[layout])
+    if reclaim:
+        append += " DP_RECLAIM=full DP_RECLAIM_REPS=%d DP_RECLAIM_SECONDS=%d" % (reps, seconds)
+    env = dict(os.environ, DP_QEMU_NUMA="1", DP_QEMU_SWAP_MIB="512", DP_QEMU_APPEND=append,
+               DP_QEMU_EXPECTED=str(2 + (8 if reclaim else 5) * reps), DP_QEMU_TIMEOUT=str(timeout_s),
                DP_QEMU_WORKDIR=os.path.join(build, "tier-qemu"))
     here = os.path.dirname(os.path.abspath(__file__))
     subprocess.run([os.path.join(here, "..", "tests", "qemu", "run"), build], env=env, check=False)
@@ -54,9 +62,9 @@ def fmt_s(v):
     return "never" if v is None or math.isinf(v) else "%.1f s" % v
 
 
-def tier_rows(row, ours, peer, reps, arm="daemon"):
+def tier_rows(row, ours, peer, reps, arm="daemon", layout="stretch"):
     tag = " (median of %d)" % reps if reps > 1 else ""
-    tag = " [%s]%s" % (arm, tag)
+    tag = " [%s%s]%s" % (arm, "" if layout == "stretch" else ", hot set in %s" % layout, tag)
     rows = []
     o, p = med(ours, "to90_s", seconds), med(peer, "to90_s", seconds)
     if o is None or p is None or math.isinf(o):
@@ -116,16 +124,20 @@ def reclaim_rows(row, ours, peer, reps):
 
 def bench_tier(a, raw, row, seconds_per_arm=40):
     lines = run_guest(a.build, a.reps, seconds_per_arm, 180 + 5 * (seconds_per_arm + 40) * a.reps)
+    pieces = run_guest(a.build, a.reps, seconds_per_arm, 180 + 3 * (seconds_per_arm + 40) * a.reps, "pieces",
+                       reclaim=False)
     raw["tier"] = lines
+    raw["tier_pieces"] = pieces
     rows = []
-    peer = [x for x in lines if x["kind"] == "tier" and x.get("arm") == "damon" and "to90_s" in x]
-    for arm in ("daemon", "daemon-wide"):
-        ours = [x for x in lines if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
-        if ours and peer:
-            rows += tier_rows(row, ours, peer, a.reps, arm)
-        else:
-            rows.append(row("tier [%s]: the guest printed no TIER lines for both arms" % arm, None, "", None, "",
-                            None, "runs", False))
+    for layout, got in (("stretch", lines), ("pieces", pieces)):
+        peer = [x for x in got if x["kind"] == "tier" and x.get("arm") == "damon" and "to90_s" in x]
+        for arm in ("daemon", "daemon-wide"):
+            ours = [x for x in got if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
+            if ours and peer:
+                rows += tier_rows(row, ours, peer, a.reps, arm, layout)
+            else:
+                rows.append(row("tier [%s, %s]: the guest printed no TIER lines for both arms" % (arm, layout), None,
+                                "", None, "", None, "runs", False))
     ours = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "daemon" and "majflt" in x]
     peer = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "damon" and "majflt" in x]
     if ours and peer:

@@ -82,6 +82,25 @@ static int clear_accessed_bits(void) {
         return write(fd, "1", 1) == 1 ? 0 : -errno;
 }
 
+/* The first touch places the pages: cold then hot puts the hot area in one
+ * stretch of physical memory, above the cold one (as far as the allocator
+ * keeps to order).  In @pieces pieces, a piece of cold then one of hot, the
+ * hot area's pieces lie scattered through the cold one, as a long-running
+ * heap's hot objects would: DAMON's regions of a few MiB then mix them with
+ * cold pages. */
+static void first_touch(const struct tier_workload *w) {
+        unsigned n = DP_MAX(w->pieces, 1u);
+        size_t cold_piece = w->cold_bytes / n / w->page * w->page, hot_piece = w->hot_bytes / n / w->page * w->page;
+
+        for (unsigned i = 0; i < n; i++) {
+                size_t cold_end = i + 1 < n ? (i + 1) * cold_piece : w->cold_bytes;
+                size_t hot_end = i + 1 < n ? (i + 1) * hot_piece : w->hot_bytes;
+
+                workload_touch(w->cold + i * cold_piece, cold_end - i * cold_piece, w->page);
+                workload_touch(w->hot + i * hot_piece, hot_end - i * hot_piece, w->page);
+        }
+}
+
 int tier_map(struct tier_workload *w) {
         size_t total;
         char *base;
@@ -114,8 +133,7 @@ int tier_map(struct tier_workload *w) {
                 fprintf(stderr, "workload: binding to node %d: %s\n", w->slow_node, strerror(-r));
                 return r;
         }
-        workload_touch(w->cold, w->cold_bytes, w->page);
-        workload_touch(w->hot, w->hot_bytes, w->page);
+        first_touch(w);
         /* Placed: from now on DAMON decides where pages go. */
         if (tiering(w) && (r = bind_to_node(-1)) < 0)
                 return r;
@@ -162,6 +180,14 @@ void tier_describe(const struct tier_workload *w) {
 
         frame_span(w, w->hot, w->hot_bytes, &hot_lo, &hot_hi);
         frame_span(w, w->cold, w->cold_bytes, &cold_lo, &cold_hi);
+        for (unsigned i = 0; w->pieces > 1 && i < w->pieces; i++) {
+                size_t piece = w->hot_bytes / w->pieces / w->page * w->page;
+
+                frame_span(w, w->hot + i * piece, piece, &hot_lo, &hot_hi);
+                fprintf(stderr, "workload: physical: hot piece %u 0x%llx-0x%llx\n", i,
+                        (unsigned long long) hot_lo * w->page, (unsigned long long) (hot_hi + 1) * w->page);
+        }
+        frame_span(w, w->hot, w->hot_bytes, &hot_lo, &hot_hi);
         fprintf(stderr, "workload: physical: hot 0x%llx-0x%llx, cold 0x%llx-0x%llx\n",
                 (unsigned long long) hot_lo * w->page, (unsigned long long) (hot_hi + 1) * w->page,
                 (unsigned long long) cold_lo * w->page, (unsigned long long) (cold_hi + 1) * w->page);

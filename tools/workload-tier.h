@@ -33,6 +33,7 @@ struct tier_workload {
         size_t hot_bytes, cold_bytes;
         int slow_node, fast_node;
         double touch_ms, faults_per_s, report_ms, seconds;
+        unsigned pieces;                /* first touches interleaved in this many pieces of each area */
         /* the layout */
         size_t page;
         char *hot, *cold;

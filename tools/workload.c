@@ -50,7 +50,7 @@ static double parse_number(const char *s, const char *what, double min) {
 enum {
         OPT_SHAPE = 0x100, OPT_SPAN, OPT_WINDOW, OPT_WINDOW_AT, OPT_MOVE_TO, OPT_MOVE_AFTER, OPT_CHUNKS,
         OPT_COLD_CHUNKS, OPT_CHUNK_KIB, OPT_SEED, OPT_TOUCH_MS, OPT_FAULTS, OPT_OBSERVE, OPT_OBSERVE_MS,
-        OPT_OBSERVE_SPARED, OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS,
+        OPT_OBSERVE_SPARED, OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS, OPT_PIECES,
 };
 
 /* The tiering workload's own options (workload-tier.h); false if @c is none of them. */
@@ -60,6 +60,7 @@ static bool parse_tier_option(int c, const char *arg, struct tier_workload *t) {
         case OPT_SLOW_NODE: t->slow_node = (int) parse_number(arg, "slow-node", 0); break;
         case OPT_FAST_NODE: t->fast_node = (int) parse_number(arg, "fast-node", 0); break;
         case OPT_REPORT_MS: t->report_ms = parse_number(arg, "report-ms", 10); break;
+        case OPT_PIECES: t->pieces = (unsigned) parse_number(arg, "pieces", 1); break;
         default: return false;
         }
         return true;
@@ -157,6 +158,7 @@ int main(int argc, char **argv) {
                 { "slow-node", required_argument, NULL, OPT_SLOW_NODE },
                 { "fast-node", required_argument, NULL, OPT_FAST_NODE },
                 { "report-ms", required_argument, NULL, OPT_REPORT_MS },
+                { "pieces", required_argument, NULL, OPT_PIECES },
                 {}
         };
         /* The value shapes' defaults: the moving window and sparse chunks. */
@@ -204,7 +206,7 @@ int main(int argc, char **argv) {
                                 "          [--seed N] [--touch-ms MS] [--faults-per-s N] [--observe KDAMOND_DIR]\n"
                                 "          [--observe-ms MS] [--observe-spared SCHEME] [--seconds S]\n"
                                 "       %s --tier tier|reclaim [--hot-mib N] [--cold-mib N] [--slow-node N]\n"
-                                "          [--fast-node N] [--touch-ms MS] [--faults-per-s N] [--report-ms MS]\n"
+                                "          [--fast-node N] [--touch-ms MS] [--faults-per-s N] [--report-ms MS] [--pieces N]\n"
                                 "          [--seconds S]\n",
                                 argv[0], argv[0], argv[0]);
                         return EXIT_FAILURE;

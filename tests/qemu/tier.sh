@@ -39,13 +39,17 @@
 # second (200: what a page fault costs in TCG allows without starving the
 # workload; a hardware PMU takes thousands); DP_TIER_TOUCH_MS how often
 # the workload stores to each hot page (20; DAMON's 5 ms checks see a page
-# stored to every 200 ms in one check of 40).
+# stored to every 200 ms in one check of 40); DP_TIER_COLD_MIB the cold
+# area (64); DP_TIER_PIECES how many pieces the hot area's pages lie in
+# among the cold ones (1: one stretch above them; see the workload's
+# --pieces); DP_TIER_ARMS a comma-separated subset of the arms (all).
 # Assertions: 5 per repetition (one per arm, the daemon's clean exits).
 
 TIER_MODE=${DP_TIER:-off}
 TIER_REPS=${DP_TIER_REPS:-1}
 TIER_HOT_MIB=16
-TIER_COLD_MIB=64
+TIER_COLD_MIB=${DP_TIER_COLD_MIB:-64}
+TIER_PIECES=${DP_TIER_PIECES:-1}
 TIER_FAULTS_PER_S=${DP_TIER_FAULTS_PER_S:-200}
 TIER_TOUCH_MS=${DP_TIER_TOUCH_MS:-20}
 
@@ -113,6 +117,19 @@ tier_conf() {
                 "Scheme=migrate_cold target_nid=1 nr_accesses=0-0 age=5s-max quota_bytes=16M quota_reset=1s reject=hot"
 }
 
+# filter_ranges SCHEME_DIR: each address filter as MATCHING:START-END in MiB.
+filter_ranges() {
+        n=$(read_file "$1/filters/nr_filters") || return 0
+        i=0
+        while [ "$i" -lt "$n" ]; do
+                f=$1/filters/$i
+                [ "$(read_file "$f/type")" = addr ] &&
+                        printf '%s:%s-%s ' "$(read_file "$f/matching")" $(($(read_file "$f/addr_start") >> 20)) \
+                                $(($(read_file "$f/addr_end") >> 20))
+                i=$((i + 1))
+        done
+}
+
 # tier_arm ARM REP SECONDS
 tier_arm() {
         arm=$1 rep=$2 seconds=$3
@@ -134,13 +151,18 @@ tier_arm() {
                 why=$(tier_damon_start) || info "DAMON alone did not start: $why"
         fi
         damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
-                --touch-ms "$TIER_TOUCH_MS" --faults-per-s "$TIER_FAULTS_PER_S" --seconds "$seconds" > "$out" 2> "$out.err" &
+                --touch-ms "$TIER_TOUCH_MS" --faults-per-s "$TIER_FAULTS_PER_S" --pieces "$TIER_PIECES" \
+                --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
         if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" != damon ]; then
                 for t in 1 2 3 4 5 6 7 8; do
                         sleep 1
                         info "trace $t s: filters $(read_file "$CTX/schemes/1/filters/nr_filters")" \
-                                "$(read_file "$CTX/schemes/2/filters/nr_filters"); $(tail -n 1 "$out")"
+                                "$(read_file "$CTX/schemes/2/filters/nr_filters"); $(tail -n 1 "$out");" \
+                                "migrate_hot's address filters (MiB): $(filter_ranges "$CTX/schemes/1")"
+                        if [ "$t" = 2 ] || [ "$t" = 4 ]; then
+                                damonctl damon 2>&1 | head -n 80 | sed "s/^/DP-QEMU: LOG tier damonctl at $t s: /"
+                        fi
                 done
                 damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /"
         fi
@@ -189,6 +211,7 @@ case_tier() {
                         arms="daemon-wide daemon damon"
                 fi
                 for arm in $arms; do
+                        case ",${DP_TIER_ARMS:-damon,daemon,daemon-wide}," in *",$arm,"*) ;; *) continue ;; esac
                         tier_arm "$arm" "$rep" "$seconds"
                 done
                 [ "$TIER_MODE" = short ] && break
