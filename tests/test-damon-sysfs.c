@@ -179,11 +179,13 @@ START_TEST(test_guard) {
 END_TEST
 
 /* No component of a path may be a symlink: not the file (O_NOFOLLOW), and
- * not a directory on the way. */
+ * not a directory on the way; through openat2(2) (_i 0) and without it. */
 START_TEST(test_symlinks) {
         _cleanup_damon_fs_ struct dp_damon_fs *fs = open_fake();
         char outside[PATH_MAX], outside_dir[PATH_MAX], link[PATH_MAX], buf[64];
 
+        if (_i == 1)
+                dp_damon_fs_walk_components(fs);
         fake_admin_write("kdamonds/nr_kdamonds", "1");
         dp_damon_fs_grant_kdamond(fs, 0);
 
@@ -420,7 +422,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_read);
         tcase_add_test(tc, test_list_indices);
         tcase_add_test(tc, test_guard);
-        tcase_add_test(tc, test_symlinks);
+        tcase_add_loop_test(tc, test_symlinks, 0, 2);
         tcase_add_test(tc, test_write_semantics);
         tcase_add_test(tc, test_after_write_hook);
         tcase_add_test(tc, test_fault_hook);

@@ -93,6 +93,10 @@ void dp_damon_fs_set_after_write(struct dp_damon_fs *fs, dp_damon_after_write_t 
 typedef int (*dp_damon_fault_t)(const char *path, bool write, void *userdata);
 void dp_damon_fs_set_fault(struct dp_damon_fs *fs, dp_damon_fault_t fn, void *userdata);
 
+/* Test seam: paths resolved one component at a time, as where openat2(2) is
+ * missing (before Linux 5.6) or filtered. */
+void dp_damon_fs_walk_components(struct dp_damon_fs *fs);
+
 /* What this kernel's DAMON offers, detected from the files that exist, never
  * from the kernel version. */
 struct dp_damon_features {
