@@ -3,8 +3,9 @@
 DAMON alone and DAMON with damon-perfd, the same schemes in both, in the
 project's qemu guest with two NUMA nodes and a swap disk
 (tests/qemu/tier.sh, DP_TIER=full DP_RECLAIM=full), the arms alternating
-within one boot, medians over --reps.  ours = DAMON with the daemon,
-peer = DAMON alone.
+within one boot, medians over --reps; then a second boot for tiering with
+the hot set in pieces among the cold pages (LAYOUTS).  ours = DAMON with
+the daemon, peer = DAMON alone.
 """
 
 import math

@@ -88,16 +88,26 @@ static int clear_accessed_bits(void) {
  * hot area's pieces lie scattered through the cold one, as a long-running
  * heap's hot objects would: DAMON's regions of a few MiB then mix them with
  * cold pages. */
+static unsigned nr_pieces(const struct tier_workload *w) {
+        return DP_MAX(w->pieces, 1u);
+}
+
+/* Piece @i of an area of @bytes: whole pages, the last one taking the rest. */
+static void piece(const struct tier_workload *w, size_t bytes, unsigned i, size_t *ret_offset, size_t *ret_len) {
+        size_t each = bytes / nr_pieces(w) / w->page * w->page;
+
+        *ret_offset = i * each;
+        *ret_len = i + 1 < nr_pieces(w) ? each : bytes - i * each;
+}
+
 static void first_touch(const struct tier_workload *w) {
-        unsigned n = DP_MAX(w->pieces, 1u);
-        size_t cold_piece = w->cold_bytes / n / w->page * w->page, hot_piece = w->hot_bytes / n / w->page * w->page;
+        for (unsigned i = 0; i < nr_pieces(w); i++) {
+                size_t offset, len;
 
-        for (unsigned i = 0; i < n; i++) {
-                size_t cold_end = i + 1 < n ? (i + 1) * cold_piece : w->cold_bytes;
-                size_t hot_end = i + 1 < n ? (i + 1) * hot_piece : w->hot_bytes;
-
-                workload_touch(w->cold + i * cold_piece, cold_end - i * cold_piece, w->page);
-                workload_touch(w->hot + i * hot_piece, hot_end - i * hot_piece, w->page);
+                piece(w, w->cold_bytes, i, &offset, &len);
+                workload_touch(w->cold + offset, len, w->page);
+                piece(w, w->hot_bytes, i, &offset, &len);
+                workload_touch(w->hot + offset, len, w->page);
         }
 }
 
@@ -180,10 +190,11 @@ void tier_describe(const struct tier_workload *w) {
 
         frame_span(w, w->hot, w->hot_bytes, &hot_lo, &hot_hi);
         frame_span(w, w->cold, w->cold_bytes, &cold_lo, &cold_hi);
-        for (unsigned i = 0; w->pieces > 1 && i < w->pieces; i++) {
-                size_t piece = w->hot_bytes / w->pieces / w->page * w->page;
+        for (unsigned i = 0; nr_pieces(w) > 1 && i < nr_pieces(w); i++) {
+                size_t offset, len;
 
-                frame_span(w, w->hot + i * piece, piece, &hot_lo, &hot_hi);
+                piece(w, w->hot_bytes, i, &offset, &len);
+                frame_span(w, w->hot + offset, len, &hot_lo, &hot_hi);
                 fprintf(stderr, "workload: physical: hot piece %u 0x%llx-0x%llx\n", i,
                         (unsigned long long) hot_lo * w->page, (unsigned long long) (hot_hi + 1) * w->page);
         }

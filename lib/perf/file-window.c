@@ -84,10 +84,11 @@ static int slide(struct dp_file_window *w, uint64_t offset) {
         uint8_t *chunk = w->buf + DP_FILE_WINDOW_SPAN;
         int r;
 
-        /* Less than DP_FILE_WINDOW_SPAN: a record the caller could not get
-         * whole.  It may overlap its new place when the last chunk was short. */
+        /* Less than DP_FILE_WINDOW_SPAN, from the end of a whole chunk (only
+         * the range's last one is short, and nothing follows it): a record
+         * the caller could not get whole. */
         if (carry > 0)
-                memmove(chunk - carry, w->view + (offset - w->view_begin), carry);
+                memcpy(chunk - carry, w->view + (offset - w->view_begin), carry);
         want = (size_t) DP_MIN((uint64_t) CHUNK_SIZE, w->end - from);
         r = read_full(w->fd, chunk, want, from, &len);
         if (r == 0 && len < want)

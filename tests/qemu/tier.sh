@@ -119,14 +119,14 @@ tier_conf() {
 
 # filter_ranges SCHEME_DIR: each address filter as MATCHING:START-END in MiB.
 filter_ranges() {
-        n=$(read_file "$1/filters/nr_filters") || return 0
-        i=0
-        while [ "$i" -lt "$n" ]; do
-                f=$1/filters/$i
-                [ "$(read_file "$f/type")" = addr ] &&
-                        printf '%s:%s-%s ' "$(read_file "$f/matching")" $(($(read_file "$f/addr_start") >> 20)) \
-                                $(($(read_file "$f/addr_end") >> 20))
-                i=$((i + 1))
+        fr_n=$(read_file "$1/filters/nr_filters") || return 0
+        fr_i=0
+        while [ "$fr_i" -lt "$fr_n" ]; do
+                fr_f=$1/filters/$fr_i
+                [ "$(read_file "$fr_f/type")" = addr ] &&
+                        printf '%s:%s-%s ' "$(read_file "$fr_f/matching")" \
+                                $(($(read_file "$fr_f/addr_start") >> 20)) $(($(read_file "$fr_f/addr_end") >> 20))
+                fr_i=$((fr_i + 1))
         done
 }
 
