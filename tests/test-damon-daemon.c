@@ -121,6 +121,13 @@ static void setup(void) {
         snprintf(log_path, sizeof(log_path), "%s/daemon.log", dir);
 }
 
+/* A passing test leaves nothing behind; a failing one keeps its files
+ * (the daemon's log, stdout and stderr) for whoever looks into it. */
+static void teardown(void) {
+        tree_teardown();
+        nftw(dir, test_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Everything a kernel would create for one kdamond with NR_TARGET_DIRS
  * targets of NR_REGION_DIRS regions and two schemes, under nr_kdamonds 0. */
 static void make_complete_tree(void) {
@@ -421,7 +428,7 @@ START_TEST(test_own_commits_hot_edges_and_restores) {
         ck_assert_int_eq(access(state_file, F_OK), -1);
         log = slurp(log_path);
         ck_assert_msg(strstr(log, "DAMON: restored owned kdamond 0"), "%s", log);
-        tree_teardown();
+        teardown();
 }
 END_TEST
 
@@ -454,7 +461,7 @@ START_TEST(test_scheme_the_kernel_lacks) {
         state_keeper_stop();
         log = slurp(log_path);
         ck_assert_msg(strstr(log, "damon-perfd.conf:11: Scheme=pageout: allow= needs"), "%s", log);
-        tree_teardown();
+        teardown();
 }
 END_TEST
 
@@ -488,7 +495,7 @@ START_TEST(test_foreign_kdamond_is_never_written) {
         ck_assert_int_eq(access(state_file, F_OK), -1);
         log = slurp(log_path);
         ck_assert_msg(strstr(log, "observe_only"), "%s", log);
-        tree_teardown();
+        teardown();
 }
 END_TEST
 
@@ -547,7 +554,7 @@ START_TEST(test_own_leaves_agreeing_damon_alone) {
         ck_assert_int_eq(stop_daemon_between_passes(daemon), 0);
         test_workload_stop(&w);
         state_keeper_stop();
-        tree_teardown();
+        teardown();
 }
 END_TEST
 
@@ -589,7 +596,7 @@ START_TEST(test_own_follows_a_moved_hot_area_at_once) {
                       "the window moved to %#llx-%#llx, the nearest boundaries committed are %#llx and %#llx",
                       (unsigned long long) w.moved_start, (unsigned long long) w.moved_end,
                       (unsigned long long) best_start, (unsigned long long) best_end);
-        tree_teardown();
+        teardown();
 }
 END_TEST
 
@@ -656,7 +663,7 @@ START_TEST(test_stop_behind_busy_state_is_noticed) {
         ck_assert_msg(!strstr(log, "DAMON: state failed"), "%s", log);
         ck_assert_msg(strstr(log, "DAMON: restored owned kdamond 0"), "%s", log);
         ck_assert_str_eq(fake_get("kdamonds/nr_kdamonds"), "0");
-        tree_teardown();
+        teardown();
 }
 END_TEST
 

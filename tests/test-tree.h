@@ -16,7 +16,12 @@
 
 static char tmp_root[PATH_MAX];
 
+static inline void tree_teardown(void);
+
+/* A test that wants a tree of another kind replaces the one it has. */
 static inline void test_tree_make(const char *template) {
+        if (tmp_root[0] != '\0')
+                tree_teardown();
         ck_assert(strlen(template) < sizeof(tmp_root));
         strcpy(tmp_root, template);
         ck_assert_ptr_nonnull(mkdtemp(tmp_root));
@@ -47,5 +52,7 @@ static inline int test_tree_remove_one(const char *path, const struct stat *st, 
 }
 
 static inline void tree_teardown(void) {
-        nftw(tmp_root, test_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        if (tmp_root[0] != '\0')
+                nftw(tmp_root, test_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        tmp_root[0] = '\0';
 }
