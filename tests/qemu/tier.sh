@@ -42,7 +42,12 @@
 # stored to every 200 ms in one check of 40); DP_TIER_COLD_MIB the cold
 # area (64); DP_TIER_PIECES how many pieces the hot area's pages lie in
 # among the cold ones (1: one stretch above them; see the workload's
-# --pieces); DP_TIER_ARMS a comma-separated subset of the arms (all).
+# --pieces); DP_TIER_ARMS a comma-separated subset of the arms (all);
+# DP_TIER_NUMA_BALANCING the kernel's automatic NUMA balancing during the
+# case (0, off: with it on, its hinting faults move the hot set to the node
+# the workload runs on in every arm alike, a few seconds in, and it is no
+# longer DAMON that is measured; 1 to see it).  Each arm's TIER line
+# carries numab_migrated, the pages NUMA balancing moved in that arm.
 # Assertions: 5 per repetition (one per arm, the daemon's clean exits).
 
 TIER_MODE=${DP_TIER:-off}
@@ -52,6 +57,13 @@ TIER_COLD_MIB=${DP_TIER_COLD_MIB:-64}
 TIER_PIECES=${DP_TIER_PIECES:-1}
 TIER_FAULTS_PER_S=${DP_TIER_FAULTS_PER_S:-200}
 TIER_TOUCH_MS=${DP_TIER_TOUCH_MS:-20}
+TIER_NUMA_BALANCING=${DP_TIER_NUMA_BALANCING:-0}
+NUMAB=/proc/sys/kernel/numa_balancing
+
+# vmstat NAME: the counter from /proc/vmstat (0 if this kernel lacks it).
+vmstat() {
+        awk -v name="$1" '$1 == name { v = $2 } END { print v + 0 }' /proc/vmstat
+}
 
 # The top-level System RAM ranges, "START END" in bytes, end exclusive: the
 # regions DAMON alone monitors, as the daemon takes them from /proc/iomem.
@@ -150,6 +162,7 @@ tier_arm() {
         else
                 why=$(tier_damon_start) || info "DAMON alone did not start: $why"
         fi
+        numab0=$(vmstat numa_pages_migrated)
         damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
                 --touch-ms "$TIER_TOUCH_MS" --faults-per-s "$TIER_FAULTS_PER_S" --pieces "$TIER_PIECES" \
                 --seconds "$seconds" > "$out" 2> "$out.err" &
@@ -185,7 +198,8 @@ tier_arm() {
                 done
         fi
         summary=$(grep '^TIER ' "$out" | cut -d' ' -f2-)
-        echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
+        echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu" \
+                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0))"
         echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
                 split($2, t, "="); split($3, f, "="); split($4, c, "=");
                 if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"
@@ -201,6 +215,13 @@ case_tier() {
                 fail "the guest has two NUMA nodes" "no node1: boot with DP_QEMU_NUMA=1"
                 return 0
         fi
+        numab_before=
+        if [ -e "$NUMAB" ]; then
+                numab_before=$(cat "$NUMAB")
+                write_file "$TIER_NUMA_BALANCING" "$NUMAB" >/dev/null
+        fi
+        info "automatic NUMA balancing during the case: $(cat "$NUMAB" 2>/dev/null || echo "not in this kernel")" \
+                "(was ${numab_before:-absent})"
         info "the page-fault software event samples in place of a PMU (write-protected stores in the hot area)"
         [ "$TIER_MODE" = short ] && seconds=20 || seconds=${DP_TIER_SECONDS:-60}
         rep=1
@@ -217,6 +238,7 @@ case_tier() {
                 [ "$TIER_MODE" = short ] && break
                 rep=$((rep + 1))
         done
+        [ -z "$numab_before" ] || write_file "$numab_before" "$NUMAB" >/dev/null
 }
 
 # ---- reclaim ----
