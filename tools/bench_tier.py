@@ -88,6 +88,11 @@ def tier_rows(row, ours, peer, reps, arm="daemon", layout="stretch"):
                     o is not None and p is not None and o <= p))
     o, p = med(ours, "cold_fast", int), med(peer, "cold_fast", int)
     rows.append(row("tier: cold pages on node 0 at the end" + tag, o, "", p, "DAMON alone", None, "info", None))
+    # tier.sh turns the kernel's NUMA balancing off: what it moved would be
+    # counted for whichever arm it happened in.
+    o, p = med(ours, "numab_migrated", int), med(peer, "numab_migrated", int)
+    rows.append(row("tier: pages NUMA balancing migrated (balancing off)" + tag, o, "", p, "DAMON alone", None,
+                    "0 in both", o == 0 and p == 0 if o is not None and p is not None else None))
     rows.append(row("tier: kdamond CPU over the run" + tag, med(ours, "kdamond_cpu_s"), "s",
                     med(peer, "kdamond_cpu_s"), "DAMON alone", None, "info", None))
     rows.append(row("tier: daemon CPU over the run" + tag, med(ours, "daemon_cpu_s"), "s", None, "", None, "info",
