@@ -60,6 +60,16 @@ TIER_TOUCH_MS=${DP_TIER_TOUCH_MS:-20}
 TIER_NUMA_BALANCING=${DP_TIER_NUMA_BALANCING:-0}
 NUMAB=/proc/sys/kernel/numa_balancing
 
+# Until kdamond 0 is on (at most 30 s): the daemon's arms start measuring
+# once the daemon has its kdamond.
+wait_kdamond_on() {
+        for _ in $(seq 300); do
+                [ "$(read_file "$KD/0/state")" = on ] && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
 # vmstat NAME: the counter from /proc/vmstat (0 if this kernel lacks it).
 vmstat() {
         awk -v name="$1" '$1 == name { v = $2 } END { print v + 0 }' /proc/vmstat
@@ -155,10 +165,7 @@ tier_arm() {
                 if [ "$arm" = daemon ]; then tier_conf 2-max; else tier_conf 0-max; fi
                 start_daemon /run/tier.conf
                 # Both arms' kdamonds run before the workload starts.
-                for _ in $(seq 300); do
-                        [ "$(read_file "$KD/0/state" 2>/dev/null)" = on ] && break
-                        sleep 0.1
-                done
+                wait_kdamond_on
         else
                 why=$(tier_damon_start) || info "DAMON alone did not start: $why"
         fi
@@ -187,6 +194,7 @@ tier_arm() {
                 grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
                 grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
         fi
+        damon_on=$([ "$(read_file "$KD/0/state")" = on ] && echo 1 || echo 0)
         write_file update_schemes_stats "$KD/0/state" > /dev/null
         if [ "$arm" != damon ]; then
                 info "the daemon's $(damonctl damon 2>&1 | grep -i -E 'scheme|migrate|commit|error' | tr -s ' ' | tr '\n' ';')"
@@ -199,12 +207,13 @@ tier_arm() {
         fi
         summary=$(grep '^TIER ' "$out" | cut -d' ' -f2-)
         echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu" \
-                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0))"
+                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0)) damon_on=$damon_on"
         echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
                 split($2, t, "="); split($3, f, "="); split($4, c, "=");
                 if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"
-        expect "tier, $arm: the workload reported where its pages are" \
-                "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
+        expect "tier, $arm: the workload reported where its pages are, DAMON on to the end" \
+                "workload: $(tail -n 3 "$out.err" | tr '\n' '|'); kdamond 0 on: $damon_on" \
+                [ -n "$summary" -a "$damon_on" = 1 ]
         end_arm "$arm"
 }
 
@@ -302,6 +311,7 @@ reclaim_arm() {
         if [ "$arm" = daemon ]; then
                 reclaim_conf "$wl_job"
                 start_daemon /run/reclaim.conf
+                wait_kdamond_on || info "the daemon has no kdamond on after 30 s"
         else
                 why=$(damon_alone_start "$wl_job" 1000 pageout 0 20) || info "DAMON alone did not start: $why"
         fi
@@ -320,10 +330,12 @@ reclaim_arm() {
                 grep '^RECLAIM-AT ' "$out" | awk 'NR % 5 == 1' | sed "s/^/DP-QEMU: LOG reclaim $arm: /"
                 [ "$arm" = daemon ] && show_log daemon "$daemon_log" | head -n 40
         fi
+        damon_on=$([ "$(read_file "$KD/0/state")" = on ] && echo 1 || echo 0)
         summary=$(grep '^RECLAIM ' "$out" | cut -d' ' -f2-)
-        echo "DP-QEMU: RECLAIM arm=$arm rep=$rep $summary pswpout=$(($(awk '/^pswpout / { print $2 }' /proc/vmstat) - pswpout0)) kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu"
-        expect "reclaim, $arm: the workload reported its faults and resident pages" \
-                "workload: $(tail -n 3 "$out.err" | tr '\n' '|')" [ -n "$summary" ]
+        echo "DP-QEMU: RECLAIM arm=$arm rep=$rep $summary pswpout=$(($(awk '/^pswpout / { print $2 }' /proc/vmstat) - pswpout0)) kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu damon_on=$damon_on"
+        expect "reclaim, $arm: the workload reported its faults and resident pages, DAMON on to the end" \
+                "workload: $(tail -n 3 "$out.err" | tr '\n' '|'); kdamond 0 on: $damon_on" \
+                [ -n "$summary" -a "$damon_on" = 1 ]
         end_arm "$arm"
 }
 
