@@ -100,7 +100,7 @@ damon_reset() {
         for state in "$KD"/[0-9]*/state; do
                 [ "$(read_file "$state")" = on ] && write_file off "$state"
         done
-        for _ in $(seq 100); do
+        for _ in $(seq 30); do
                 [ "$(read_file "$KD/nr_kdamonds")" = 0 ] && break
                 write_file 0 "$KD/nr_kdamonds" > /dev/null
         done
