@@ -18,7 +18,10 @@
 #           page-fault samples;
 #   daemon-wide: the same with migrate_hot on any access count (nr_accesses
 #           0-max), so that it moves what the PMU saw even where DAMON's own
-#           checks saw nothing (damon-perfd.conf(5)'s advice for allow=hot).
+#           checks saw nothing (damon-perfd.conf(5)'s advice for allow=hot);
+#   numab:  no DAMON, the kernel's automatic NUMA balancing on for the arm
+#           (only when DP_TIER_ARMS names it): Linux's own way of moving
+#           pages to the node that uses them.
 # Linux 6.12 migrates only physical memory (vaddr's migrate_* came with
 # 6.17), hence paddr in both arms.
 #
@@ -42,13 +45,15 @@
 # stored to every 200 ms in one check of 40); DP_TIER_COLD_MIB the cold
 # area (64); DP_TIER_PIECES how many pieces the hot area's pages lie in
 # among the cold ones (1: one stretch above them; see the workload's
-# --pieces); DP_TIER_ARMS a comma-separated subset of the arms (all);
+# --pieces); DP_TIER_ARMS a comma-separated subset of the arms (damon,
+# daemon and daemon-wide; numab too, the kernel's own NUMA balancing with
+# no DAMON at all, as a further peer);
 # DP_TIER_NUMA_BALANCING the kernel's automatic NUMA balancing during the
 # case (0, off: with it on, its hinting faults move the hot set to the node
 # the workload runs on in every arm alike, a few seconds in, and it is no
 # longer DAMON that is measured; 1 to see it).  Each arm's TIER line
 # carries numab_migrated, the pages NUMA balancing moved in that arm.
-# Assertions: 5 per repetition (one per arm, the daemon's clean exits).
+# Assertions: 5 per repetition (one per arm, the daemon's clean exits), 6 with numab.
 
 TIER_MODE=${DP_TIER:-off}
 TIER_REPS=${DP_TIER_REPS:-1}
@@ -122,10 +127,16 @@ tier_damon_start() {
         write_file on "$KD/0/state"
 }
 
+# daemon_arm [ARM]: whether the arm (the current one) runs the daemon.
+daemon_arm() {
+        case ${1:-$arm} in daemon|daemon-wide) return 0 ;; esac
+        return 1
+}
+
 # end_arm ARM: the daemon's arms stop it (and show its log if the case
 # failed); every arm leaves DAMON as it found it.
 end_arm() {
-        if [ "$1" != damon ]; then
+        if daemon_arm "$1"; then
                 stop_daemon_cleanly
                 [ "$case_failed" = 0 ] || show_log daemon "$daemon_log"
         fi
@@ -159,7 +170,9 @@ tier_arm() {
         out=/run/tier-$arm.out
         rm -f "$out" "$out.err"
         daemon_pid=
-        if [ "$arm" != damon ]; then
+        if [ "$arm" = numab ]; then
+                write_file 1 "$NUMAB" > /dev/null
+        elif daemon_arm; then
                 # daemon-wide: migrate_hot on every access count, so that
                 # what the PMU saw hot moves even where DAMON saw nothing.
                 if [ "$arm" = daemon ]; then tier_conf 2-max; else tier_conf 0-max; fi
@@ -174,7 +187,7 @@ tier_arm() {
                 --touch-ms "$TIER_TOUCH_MS" --faults-per-s "$TIER_FAULTS_PER_S" --pieces "$TIER_PIECES" \
                 --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
-        if [ -n "${DP_TIER_TRACE:-}" ] && [ "$arm" != damon ]; then
+        if [ -n "${DP_TIER_TRACE:-}" ] && daemon_arm; then
                 for t in 1 2 3 4 5 6 7 8; do
                         sleep 1
                         info "trace $t s: filters $(read_file "$CTX/schemes/1/filters/nr_filters")" \
@@ -190,16 +203,21 @@ tier_arm() {
         wait "$wl_job"
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
-                [ "$arm" != damon ] && show_log daemon "$daemon_log" | head -n 60
+                daemon_arm && show_log daemon "$daemon_log" | head -n 60
                 grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
                 grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
         fi
         damon_on=$([ "$(read_file "$KD/0/state")" = on ] && echo 1 || echo 0)
+        if [ "$arm" = numab ]; then
+                # No DAMON: what counts is that NUMA balancing was on.
+                damon_on=$([ "$(cat "$NUMAB")" = 1 ] && echo 1 || echo 0)
+                write_file "$TIER_NUMA_BALANCING" "$NUMAB" > /dev/null
+        fi
         write_file update_schemes_stats "$KD/0/state" > /dev/null
-        if [ "$arm" != damon ]; then
+        if daemon_arm; then
                 info "the daemon's $(damonctl damon 2>&1 | grep -i -E 'scheme|migrate|commit|error' | tr -s ' ' | tr '\n' ';')"
                 info "$arm, rep $rep: the daemon's CPU seconds by thread: $(thread_cpu "$daemon_pid")"
-        else
+        elif [ "$arm" = damon ]; then
                 for s in 0 1; do
                         info "DAMON alone's scheme $s: $(read_file "$CTX/schemes/$s/action"):" \
                                 "sz_applied=$(read_file "$CTX/schemes/$s/stats/sz_applied")"
@@ -236,9 +254,9 @@ case_tier() {
         rep=1
         while [ "$rep" -le "$TIER_REPS" ]; do
                 if [ $((rep % 2)) = 1 ]; then
-                        arms="damon daemon daemon-wide"
+                        arms="damon daemon daemon-wide numab"
                 else
-                        arms="daemon-wide daemon damon"
+                        arms="numab daemon-wide daemon damon"
                 fi
                 for arm in $arms; do
                         case ",${DP_TIER_ARMS:-damon,daemon,daemon-wide}," in *",$arm,"*) ;; *) continue ;; esac
