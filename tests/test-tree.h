@@ -16,12 +16,22 @@
 
 static char tmp_root[PATH_MAX];
 
-static inline void tree_teardown(void);
+static inline int test_tree_remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) st;
+        (void) flag;
+        (void) ftw;
+        return remove(path);
+}
+
+static inline void tree_teardown(void) {
+        if (tmp_root[0] != '\0')
+                nftw(tmp_root, test_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        tmp_root[0] = '\0';
+}
 
 /* A test that wants a tree of another kind replaces the one it has. */
 static inline void test_tree_make(const char *template) {
-        if (tmp_root[0] != '\0')
-                tree_teardown();
+        tree_teardown();
         ck_assert(strlen(template) < sizeof(tmp_root));
         strcpy(tmp_root, template);
         ck_assert_ptr_nonnull(mkdtemp(tmp_root));
@@ -44,15 +54,3 @@ static inline void put(const char *rel, const char *text) {
         fclose(f);
 }
 
-static inline int test_tree_remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        return remove(path);
-}
-
-static inline void tree_teardown(void) {
-        if (tmp_root[0] != '\0')
-                nftw(tmp_root, test_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS);
-        tmp_root[0] = '\0';
-}

@@ -49,9 +49,9 @@ def run_guest(build, reps, seconds, timeout_s, layout="stretch", reclaim=True):
 
 
 def usable(x):
-    """A run whose kdamond was on to its end: one that was not (a kdamond left
-    over made the daemon only observe, say) measured nothing."""
-    return x.get("damon_on") != "0"
+    """A run whose kdamond ran: one whose did not (a kdamond left over made
+    the daemon only observe, say) measured nothing."""
+    return x.get("damon_ran") != "0"
 
 
 def med(lines, key, conv=float):
@@ -149,7 +149,7 @@ def bench_tier(a, raw, row, seconds_per_arm=40):
     rows = []
     left_out = [x for x in lines + pieces if not usable(x)]
     if left_out:
-        rows.append(row("runs left out of the medians below: DAMON not on to the end (%s)" % ", ".join(
+        rows.append(row("runs left out of the medians below: kdamond never ran (%s)" % ", ".join(
             "%s %s rep %s" % (x["kind"], x.get("arm"), x.get("rep")) for x in left_out), len(left_out), "", None, "",
             None, "none", False))
     lines = [x for x in lines if usable(x)]

@@ -94,8 +94,8 @@ write_file() {
 # a kernel without kdamonds whatever the last one left behind.  The daemon's
 # state file goes too: it would make the next daemon recover the last one's
 # kdamond instead of meeting the situation the case sets up.
-# A kdamond busy paging out can take seconds to stop, and while one is left
-# the next daemon rightly finds a foreign kdamond and only observes.
+# A kdamond can take a while to stop, and while one is left the next daemon
+# rightly finds a foreign kdamond and only observes.
 damon_reset() {
         for state in "$KD"/[0-9]*/state; do
                 [ "$(read_file "$state")" = on ] && write_file off "$state"
