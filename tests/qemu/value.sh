@@ -37,6 +37,20 @@ cpu_s() {
         sed 's/.*) //' "/proc/$1/stat" | awk '{ printf "%.2f", ($12 + $13) / 100 }'
 }
 
+# The pid of kdamond 0: the guest runs no other, so the kernel thread named
+# kdamond.N is it.  Not DAMON's pid file: reading it needs DAMON's sysfs lock,
+# which the daemon's commits and read-backs hold for an aggregation or more
+# each, so read_file's second of retries can miss it every time (a daemon arm
+# whose kdamond paged out 25000 pages read 0 s of kdamond CPU).
+kdamond_pid() {
+        for comm in /proc/[0-9]*/comm; do
+                case $(cat "$comm" 2>/dev/null) in
+                kdamond.[0-9]*) pid=${comm#/proc/}; echo "${pid%/comm}"; return 0 ;;
+                esac
+        done
+        return 1
+}
+
 # watch_cpu PID: until PID exits, the kdamonds' CPU seconds (a kdamond the
 # daemon restarts gets a new pid: each one's last reading is added) and the
 # daemon's, in kdamond_cpu and daemon_cpu.  Read while the workload runs:
@@ -44,7 +58,7 @@ cpu_s() {
 watch_cpu() {
         kdamond_cpu=0 daemon_cpu=0 kd_pid= kd_last=0
         while running "$1"; do
-                pid=$(read_file "$KD/0/pid")
+                pid=$(kdamond_pid)
                 case $pid in
                 ''|*[!0-9]*) ;;
                 *)
