@@ -24,6 +24,7 @@
  */
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,7 @@ struct tier_workload {
         int slow_node, fast_node;
         double touch_ms, faults_per_s, report_ms, seconds;
         unsigned pieces;                /* first touches interleaved in this many pieces of each area */
+        bool wait_go;                   /* laid out, wait for SIGUSR1 before the use starts */
         /* the layout */
         size_t page;
         char *hot, *cold;

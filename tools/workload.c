@@ -8,6 +8,7 @@
  * Prints one JSON line with its pid and its areas, then runs until
  * --seconds pass or it is signalled.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,11 +21,16 @@
 #include "workload-tier.h"
 #include "workload-value.h"
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, go;
 
 static void on_signal(int sig) {
         (void) sig;
         stop = 1;
+}
+
+static void on_go(int sig) {
+        (void) sig;
+        go = 1;
 }
 
 static size_t parse_size_mib(const char *s, const char *what) {
@@ -50,7 +56,7 @@ static double parse_number(const char *s, const char *what, double min) {
 enum {
         OPT_SHAPE = 0x100, OPT_SPAN, OPT_WINDOW, OPT_WINDOW_AT, OPT_MOVE_TO, OPT_MOVE_AFTER, OPT_CHUNKS,
         OPT_COLD_CHUNKS, OPT_CHUNK_KIB, OPT_SEED, OPT_TOUCH_MS, OPT_FAULTS, OPT_OBSERVE, OPT_OBSERVE_MS,
-        OPT_OBSERVE_SPARED, OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS, OPT_PIECES,
+        OPT_OBSERVE_SPARED, OPT_TIER, OPT_SLOW_NODE, OPT_FAST_NODE, OPT_REPORT_MS, OPT_PIECES, OPT_WAIT_GO,
 };
 
 /* The tiering workload's own options (workload-tier.h); false if @c is none of them. */
@@ -61,6 +67,7 @@ static bool parse_tier_option(int c, const char *arg, struct tier_workload *t) {
         case OPT_FAST_NODE: t->fast_node = (int) parse_number(arg, "fast-node", 0); break;
         case OPT_REPORT_MS: t->report_ms = parse_number(arg, "report-ms", 10); break;
         case OPT_PIECES: t->pieces = (unsigned) parse_number(arg, "pieces", 1); break;
+        case OPT_WAIT_GO: t->wait_go = true; break;
         default: return false;
         }
         return true;
@@ -109,10 +116,27 @@ static int run_value(struct value_workload *w) {
         return EXIT_SUCCESS;
 }
 
+/* With --wait-go, laid out and described, the workload waits for SIGUSR1
+ * (blocked from the start, so that none is lost) before it uses anything:
+ * a monitor started then sees the areas as a long-running process's, not
+ * the sweep of their first touches, and the clock starts with the use. */
+static void wait_for_go(const sigset_t *unblocked) {
+        while (!go && !stop)
+                sigsuspend(unblocked);
+}
+
 /* The tiering workload with the sizes, pace and length the others' options gave. */
 static int run_tier(struct tier_workload *t, const struct workload_areas *a, const struct value_workload *w,
                     double seconds) {
+        sigset_t go_set, unblocked;
         int r;
+
+        sigemptyset(&go_set);
+        sigaddset(&go_set, SIGUSR1);
+        if (t->wait_go && sigprocmask(SIG_BLOCK, &go_set, &unblocked) < 0) {
+                fprintf(stderr, "workload: blocking SIGUSR1: %s\n", strerror(errno));
+                return EXIT_FAILURE;
+        }
 
         t->hot_bytes = a->hot_bytes;
         t->cold_bytes = a->cold_bytes;
@@ -125,6 +149,8 @@ static int run_tier(struct tier_workload *t, const struct workload_areas *a, con
                 return EXIT_FAILURE;
         }
         tier_describe(t);
+        if (t->wait_go)
+                wait_for_go(&unblocked);
         r = tier_run(t, &stop);
         if (r < 0) {
                 fprintf(stderr, "workload: %s: %s\n", t->mode, strerror(-r));
@@ -159,6 +185,7 @@ int main(int argc, char **argv) {
                 { "fast-node", required_argument, NULL, OPT_FAST_NODE },
                 { "report-ms", required_argument, NULL, OPT_REPORT_MS },
                 { "pieces", required_argument, NULL, OPT_PIECES },
+                { "wait-go", no_argument, NULL, OPT_WAIT_GO },
                 {}
         };
         /* The value shapes' defaults: the moving window and sparse chunks. */
@@ -207,7 +234,7 @@ int main(int argc, char **argv) {
                                 "          [--observe-ms MS] [--observe-spared SCHEME] [--seconds S]\n"
                                 "       %s --tier tier|reclaim [--hot-mib N] [--cold-mib N] [--slow-node N]\n"
                                 "          [--fast-node N] [--touch-ms MS] [--faults-per-s N] [--report-ms MS] [--pieces N]\n"
-                                "          [--seconds S]\n",
+                                "          [--wait-go] [--seconds S]\n",
                                 argv[0], argv[0], argv[0]);
                         return EXIT_FAILURE;
                 }
@@ -215,6 +242,7 @@ int main(int argc, char **argv) {
 
         signal(SIGTERM, on_signal);
         signal(SIGINT, on_signal);
+        signal(SIGUSR1, on_go);
         if (t.mode)
                 return run_tier(&t, &a, &w, seconds);
         if (w.shape) {

@@ -25,6 +25,16 @@
 # Linux 6.12 migrates only physical memory (vaddr's migrate_* came with
 # 6.17), hence paddr in both arms.
 #
+# Each arm: the workload lays its areas out (first touches on node 1) and
+# waits (--wait-go); the arm's mover starts (DAMON alone, the daemon and its
+# kdamond, or NUMA balancing), and DP_TIER_SETTLE_S (1) later the workload
+# starts using its hot area, and its clock.  So no arm sees the first
+# touches' sweep, which is not use: with DAMON running through it, DAMON
+# alone moved up whatever regions the sweep crossed, cold ones with them,
+# often before the clock started (a piece of the hot set at t=0, or all of
+# it within 0.4 s, with 4600 cold pages).  DP_TIER_DAMON_FIRST=1 starts the
+# mover before the workload, as this case did before.
+#
 # No PMU in TCG: the page-fault software event samples instead, on the
 # workload's sparse stream of userfaultfd write-protected stores in the hot
 # area (the page stays put and is present when sampled, so the sample has
@@ -64,6 +74,8 @@ TIER_FAULTS_PER_S=${DP_TIER_FAULTS_PER_S:-200}
 TIER_TOUCH_MS=${DP_TIER_TOUCH_MS:-20}
 TIER_NUMA_BALANCING=${DP_TIER_NUMA_BALANCING:-0}
 NUMAB=/proc/sys/kernel/numa_balancing
+TIER_DAMON_FIRST=${DP_TIER_DAMON_FIRST:-0}
+TIER_SETTLE_S=${DP_TIER_SETTLE_S:-1}
 
 # Until kdamond 0 is on (at most 30 s): the daemon's arms start measuring
 # once the daemon has its kdamond.
@@ -171,13 +183,8 @@ filter_ranges() {
         done
 }
 
-# tier_arm ARM REP SECONDS
-tier_arm() {
-        arm=$1 rep=$2 seconds=$3
-        damon_reset
-        out=/run/tier-$arm.out
-        rm -f "$out" "$out.err"
-        daemon_pid=
+# tier_start_arm: what moves pages in this arm, started.
+tier_start_arm() {
         if [ "$arm" = numab ]; then
                 write_file 1 "$NUMAB" > /dev/null
         elif daemon_arm; then
@@ -185,18 +192,35 @@ tier_arm() {
                 # what the PMU saw hot moves even where DAMON saw nothing.
                 if [ "$arm" = daemon ]; then tier_conf 2-max; else tier_conf 0-max; fi
                 start_daemon /run/tier.conf
-                # Both arms' kdamonds run before the workload starts.
-                wait_kdamond_on
+                # Every arm's kdamond runs before the use starts.
+                wait_kdamond_on || info "the daemon has no kdamond on after 30 s"
         else
                 why=$(tier_damon_start) || info "DAMON alone did not start: $why"
         fi
-        numab0=$(vmstat numa_pages_migrated)
+}
+
+# tier_arm ARM REP SECONDS
+tier_arm() {
+        arm=$1 rep=$2 seconds=$3
+        damon_reset
+        out=/run/tier-$arm.out
+        rm -f "$out" "$out.err"
+        daemon_pid=
+        [ "$TIER_DAMON_FIRST" = 1 ] && tier_start_arm
         damon-perfd-workload --tier tier --hot-mib "$TIER_HOT_MIB" --cold-mib "$TIER_COLD_MIB" \
                 --touch-ms "$TIER_TOUCH_MS" --faults-per-s "$TIER_FAULTS_PER_S" --pieces "$TIER_PIECES" \
-                --seconds "$seconds" > "$out" 2> "$out.err" &
+                --wait-go --seconds "$seconds" > "$out" 2> "$out.err" &
         wl_job=$!
+        wait_output "$out" || true     # judged below, by what the workload printed
+        if [ "$TIER_DAMON_FIRST" != 1 ]; then
+                tier_start_arm
+                sleep "$TIER_SETTLE_S"
+        fi
+        numab0=$(vmstat numa_pages_migrated)
+        kill -USR1 "$wl_job"
+        trace_job=
         if [ -n "${DP_TIER_TRACE:-}" ] && daemon_arm; then
-                for t in 1 2 3 4 5 6 7 8; do
+                (for t in 1 2 3 4 5 6 7 8; do
                         sleep 1
                         info "trace $t s: filters $(read_file "$CTX/schemes/1/filters/nr_filters")" \
                                 "$(read_file "$CTX/schemes/2/filters/nr_filters"); $(tail -n 1 "$out");" \
@@ -205,10 +229,12 @@ tier_arm() {
                                 damonctl damon 2>&1 | head -n 80 | sed "s/^/DP-QEMU: LOG tier damonctl at $t s: /"
                         fi
                 done
-                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /"
+                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /") &
+                trace_job=$!
         fi
+        # The trace in the background: watch_cpu reads from the start.
         watch_cpu "$wl_job"
-        wait "$wl_job"
+        wait "$wl_job" ${trace_job:+"$trace_job"}
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
                 daemon_arm && show_log daemon "$daemon_log" | head -n 60
@@ -327,6 +353,7 @@ reclaim_arm() {
         out=/run/reclaim-$arm.out
         rm -f "$out" "$out.err"
         daemon_pid=
+        trace_job=
         pswpout0=$(awk '/^pswpout / { print $2 }' /proc/vmstat)
         damon-perfd-workload --tier reclaim --hot-mib "$TIER_HOT_MIB" --cold-mib 128 --touch-ms "$RECLAIM_TOUCH_MS" \
                 --faults-per-s 200 --seconds "$seconds" > "$out" 2> "$out.err" &
@@ -343,15 +370,16 @@ reclaim_arm() {
                 why=$(damon_alone_start "$wl_job" 1000 pageout 0 20) || info "DAMON alone did not start: $why"
         fi
         if [ -n "${DP_TIER_TRACE:-}" ]; then
-                sleep 10
+                (sleep 10
                 write_file update_schemes_stats "$KD/0/state" > /dev/null
                 for f in "$CTX"/schemes/*/stats/*; do
                         echo "DP-QEMU: LOG reclaim $arm at 10 s: ${f#"$CTX"/}=$(read_file "$f")"
                 done
-                echo "DP-QEMU: LOG reclaim $arm at 10 s: $(grep pswp /proc/vmstat | tr '\n' ' ') $(tail -n 1 "$out")"
+                echo "DP-QEMU: LOG reclaim $arm at 10 s: $(grep pswp /proc/vmstat | tr '\n' ' ') $(tail -n 1 "$out")") &
+                trace_job=$!
         fi
         watch_cpu "$wl_job"
-        wait "$wl_job"
+        wait "$wl_job" ${trace_job:+"$trace_job"}
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG reclaim $arm: /" "$out.err"
                 grep '^RECLAIM-AT ' "$out" | awk 'NR % 5 == 1' | sed "s/^/DP-QEMU: LOG reclaim $arm: /"
