@@ -43,8 +43,12 @@ cpu_s() {
 # each, so read_file's second of retries can miss it every time (a daemon arm
 # whose kdamond paged out 25000 pages read 0 s of kdamond CPU).
 kdamond_pid() {
+        # read, a builtin: a process per /proc entry would be page faults
+        # by the thousand a second, samples the tiering case's daemon sees.
         for comm in /proc/[0-9]*/comm; do
-                case $(cat "$comm" 2>/dev/null) in
+                name=
+                read -r name < "$comm" 2>/dev/null
+                case $name in
                 kdamond.[0-9]*) pid=${comm#/proc/}; echo "${pid%/comm}"; return 0 ;;
                 esac
         done
