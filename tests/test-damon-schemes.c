@@ -280,32 +280,35 @@ START_TEST(test_not_hot_filter) {
 }
 END_TEST
 
-static struct dp_snapshot_region region(uint64_t start, uint64_t end, uint32_t nr_accesses) {
-        return (struct dp_snapshot_region) { .start = start, .end = end, .last_nr_accesses = nr_accesses };
+static struct dp_snapshot_region region(uint64_t start, uint64_t end, uint64_t samples) {
+        return (struct dp_snapshot_region) { .start = start, .end = end, .last_nr_samples = samples };
 }
 
-/* Hot (at least half the hottest's rate) regions joined where they touch;
- * beyond max_out the narrowest gaps are bridged, never a hot byte dropped. */
+/* Hot (dense in samples) regions joined where they touch; beyond max_out
+ * the narrowest gaps are bridged, never a hot byte dropped. */
 START_TEST(test_hot_filter_ranges) {
+        /* The busiest, 0-10, has 20 samples in 10 bytes; the mean is 106 in
+         * 1000 bytes.  20-30 is under half as dense but 80 times the mean. */
         const struct dp_snapshot_region regions[] = {
-                region(0, 10, 12), region(10, 20, 20), region(20, 30, 9), region(30, 40, 10),
+                region(0, 10, 20), region(10, 20, 12), region(20, 30, 9), region(30, 40, 10),
                 region(100, 110, 15), region(200, 210, 20), region(300, 310, 0),
+                region(310, 1000, 20),
         };
         const struct dp_snapshot_region unsorted[] = { region(10, 20, 20), region(0, 10, 20) };
         struct dp_damon_range out[8];
 
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 8, out), 4);
-        ck_assert_uint_eq(out[0].start, 0);
-        ck_assert_uint_eq(out[0].end, 20);
-        ck_assert_uint_eq(out[1].start, 30);
-        ck_assert_uint_eq(out[3].end, 210);
-        /* Gaps 10, 60, 90: three outputs keep 90 and 60. */
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 3, out), 3);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 8, out), 3);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 40);
         ck_assert_uint_eq(out[1].start, 100);
         ck_assert_uint_eq(out[1].end, 110);
         ck_assert_uint_eq(out[2].start, 200);
+        ck_assert_uint_eq(out[2].end, 210);
+        /* Gaps 60 and 90: two outputs keep 90. */
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 2, out), 2);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 110);
+        ck_assert_uint_eq(out[1].start, 200);
         /* One: all of it. */
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 1, out), 1);
         ck_assert_uint_eq(out[0].start, 0);
@@ -313,15 +316,43 @@ START_TEST(test_hot_filter_ranges) {
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 0, 4, out), 0);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 0, out), -EINVAL);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(unsorted, 2, 4, out), -EINVAL);
-        /* Relative to the hottest: a sparse sample stream still has hot ranges. */
+        /* The current aggregation's samples count too. */
         {
-                const struct dp_snapshot_region sparse[] = { region(0, 10, 1), region(10, 20, 3), region(30, 40, 2) };
+                struct dp_snapshot_region partial[] = { region(0, 10, 0), region(10, 1000, 0) };
 
-                ck_assert_int_eq(dp_damon_hot_filter_ranges(sparse, 3, 4, out), 2);
-                ck_assert_uint_eq(out[0].start, 10);
-                ck_assert_uint_eq(out[0].end, 20);
-                ck_assert_uint_eq(out[1].start, 30);
+                ck_assert_int_eq(dp_damon_hot_filter_ranges(partial, 2, 4, out), 0);
+                partial[0].nr_samples = 2;
+                ck_assert_int_eq(dp_damon_hot_filter_ranges(partial, 2, 4, out), 1);
+                ck_assert_uint_eq(out[0].end, 10);
         }
+}
+END_TEST
+
+/* A hot set mostly moved into one region: the rest, in another with a
+ * fraction of the samples but as dense, stays in the filter (by rate it
+ * fell under half the busiest and out). */
+START_TEST(test_hot_filter_density) {
+        const uint64_t M = 1 << 20;
+        const struct dp_snapshot_region moved[] = {
+                region(0, 12 * M, 30), region(12 * M, 500 * M, 0),
+                region(500 * M, 504 * M, 10), region(504 * M, 1024 * M, 0),
+        };
+        /* Something far denser (a library's pages every exec faults on)
+         * beside a hot set, in an otherwise idle space. */
+        const struct dp_snapshot_region busy[] = {
+                region(0, 1 * M, 400), region(1 * M, 100 * M, 0), region(100 * M, 116 * M, 40),
+                region(116 * M, 2048 * M, 2),
+        };
+        struct dp_damon_range out[4];
+
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(moved, DP_ARRAY_SIZE(moved), 4, out), 2);
+        ck_assert_uint_eq(out[0].end, 12 * M);
+        ck_assert_uint_eq(out[1].start, 500 * M);
+        ck_assert_uint_eq(out[1].end, 504 * M);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(busy, DP_ARRAY_SIZE(busy), 4, out), 2);
+        ck_assert_uint_eq(out[0].end, 1 * M);
+        ck_assert_uint_eq(out[1].start, 100 * M);
+        ck_assert_uint_eq(out[1].end, 116 * M);
 }
 END_TEST
 
@@ -376,6 +407,7 @@ static Suite *damon_schemes_suite(void) {
         tcase_add_test(tc, test_hot_filter_update);
         tcase_add_test(tc, test_not_hot_filter);
         tcase_add_test(tc, test_hot_filter_ranges);
+        tcase_add_test(tc, test_hot_filter_density);
         tcase_add_test(tc, test_read_schemes);
         suite_add_tcase(s, tc);
         return s;

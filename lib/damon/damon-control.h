@@ -224,10 +224,10 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
  * The PMU-fed hot filter: the hot regions of one target's @regions (sorted,
  * disjoint), touching ones joined, as at most @max_out address ranges: when
  * there are more, the smallest gaps between them are bridged first, so that
- * a filter never drops a hot byte.  Hot is relative to what the PMU saw: at
- * least half the last access rate of the target's hottest region, and
- * sampled at all (a sparse sampler rarely sees any region in half of an
- * aggregation's intervals).  @out needs room for @max_out.  Pure.  The
+ * a filter never drops a hot byte.  Hot is dense in samples (the last
+ * aggregation's and the current one's so far, per byte): sampled, and at
+ * least half as dense as the region with the most samples or four times as
+ * dense as the target's mean.  @out needs room for @max_out.  Pure.  The
  * count, or -EINVAL (@max_out 0, unsorted input), -ENOMEM.
  */
 #define DP_DAMON_HOT_FILTER_MAX 16

@@ -375,13 +375,52 @@ static int cmp_size_t(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Half the hottest region's rate, at least one sampled interval. */
-static uint32_t hot_threshold(const struct dp_snapshot_region *regions, size_t n) {
-        uint32_t hottest = 0;
+/* A region's samples: the last aggregation's and the current one's so far
+ * (twice as many to judge by as one aggregation's, at a sparse sampler's
+ * few a region). */
+static uint64_t region_samples(const struct dp_snapshot_region *r) {
+        return r->last_nr_samples + r->nr_samples;
+}
 
-        for (size_t i = 0; i < n; i++)
-                hottest = DP_MAX(hottest, regions[i].last_nr_accesses);
-        return DP_MAX((hottest + 1) / 2, 1u);
+struct density {
+        uint64_t samples, bytes;
+};
+
+/* @a at least @num/@den times as dense in samples as @b. */
+static bool denser(struct density a, struct density b, unsigned num, unsigned den) {
+        return (unsigned __int128) a.samples * b.bytes * den >= (unsigned __int128) b.samples * a.bytes * num;
+}
+
+/* What a hot region's density is judged against: the region with the most
+ * samples (ties: the first), and the whole target's mean. */
+static void hot_references(const struct dp_snapshot_region *regions, size_t n, struct density *ret_top,
+                           struct density *ret_mean) {
+        struct density top = {}, mean = {};
+
+        for (size_t i = 0; i < n; i++) {
+                uint64_t samples = region_samples(&regions[i]);
+
+                if (samples > top.samples)
+                        top = (struct density) { samples, regions[i].end - regions[i].start };
+                mean.samples += samples;
+                mean.bytes += regions[i].end - regions[i].start;
+        }
+        *ret_top = top;
+        *ret_mean = mean;
+}
+
+/* Sampled, and at least half as dense as the busiest region or four times
+ * as dense as the target's mean.  Density, not a rate: a region's rate
+ * grows with the hot bytes it holds, so once most of a hot set sat in one
+ * region (moved up into one stretch of the fast node), the regions with the
+ * rest fell under half its rate, and out of the filter, though their pages
+ * were as hot.  The mean: a sampler that sees something else far more
+ * densely (the page-fault control, every exec's faults on the same
+ * library pages) still leaves a hot set far denser than the idle rest. */
+static bool filter_hot(const struct dp_snapshot_region *r, struct density top, struct density mean) {
+        struct density d = { region_samples(r), r->end - r->start };
+
+        return d.samples > 0 && (denser(d, top, 1, 2) || denser(d, mean, 4, 1));
 }
 
 int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, size_t max_out,
@@ -390,18 +429,19 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
         _cleanup_free_ struct gap *gaps = NULL;
         _cleanup_free_ size_t *splits = NULL;
         size_t k = 0, written = 0, first = 0;
-        uint32_t threshold;
+        struct density top, mean;
 
         if (max_out == 0 || (n > 0 && !regions))
                 return -EINVAL;
-        threshold = hot_threshold(regions, n);
+        for (size_t i = 0; i < n; i++)
+                if (regions[i].start >= regions[i].end || (i > 0 && regions[i].start < regions[i - 1].end))
+                        return -EINVAL;
+        hot_references(regions, n, &top, &mean);
         joined = calloc(n ?: 1, sizeof(*joined));
         if (!joined)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                if (regions[i].start >= regions[i].end || (i > 0 && regions[i].start < regions[i - 1].end))
-                        return -EINVAL;
-                if (regions[i].last_nr_accesses < threshold)
+                if (!filter_hot(&regions[i], top, mean))
                         continue;
                 if (k > 0 && joined[k - 1].end == regions[i].start)
                         joined[k - 1].end = regions[i].end;
