@@ -379,6 +379,7 @@ void damon_commit_hints(struct damon_thread *d) {
         d->work.commits++;
         d->work.last_commit_usec = dp_now_ns(CLOCK_REALTIME) / NSEC_PER_USEC;
         d->failures = 0;
+        d->filters_pending = false;     /* the commit carried them */
         /* A commit to an owned kdamond that was off turns it on again. */
         d->work.running = d->was_running = true;
         remember_committed(d, &h);

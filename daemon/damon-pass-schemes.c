@@ -3,11 +3,15 @@
  * fraction, the schemes and their stats read back, and the hot filters that
  * follow the PMU's hot ranges. */
 
+#include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "config-scheme.h"
 #include "damon-thread-internal.h"
+#include "log.h"
 #include "macro.h"
+#include "time-util.h"
 
 /* Passes in a row without a hot range before the hot filters are emptied:
  * one aggregation without samples says little about a hot area. */
@@ -52,7 +56,8 @@ void damon_read_schemes(struct damon_thread *d) {
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
- * after HOT_FILTER_HOLD_PASSES passes without any. */
+ * after HOT_FILTER_HOLD_PASSES passes without any.  Written before the
+ * hints, so that the hints' commit carries them (damon_commit_pending()). */
 void damon_update_hot_filters(struct damon_thread *d) {
         struct dp_damon_range hot[DP_DAMON_HOT_FILTER_MAX];
         struct dp_range now[DP_DAMON_HOT_FILTER_MAX];
@@ -79,8 +84,8 @@ void damon_update_hot_filters(struct damon_thread *d) {
         if ((size_t) n == d->nr_hot && !dp_damon_hints_differ(d->hot, d->nr_hot, now, (size_t) n, HINT_TOLERANCE))
                 return;
         do
-                r = dp_damon_update_hot_filters(d->fs, &d->state, d->config.damon_state_file,
-                                                d->config.damon_schemes, d->config.damon_n_schemes, hot, (size_t) n);
+                r = dp_damon_write_hot_filters(d->fs, &d->state, d->config.damon_state_file,
+                                               d->config.damon_schemes, d->config.damon_n_schemes, hot, (size_t) n);
         while (damon_try_again(d, r, false, &tries));
         if (r < 0) {
                 damon_note_failure(d, "hot-filters", r);
@@ -88,4 +93,26 @@ void damon_update_hot_filters(struct damon_thread *d) {
         }
         memcpy(d->hot, now, (size_t) n * sizeof(now[0]));
         d->nr_hot = (size_t) n;
+        d->filters_pending = true;
+        log_debug("DAMON hot filters at %.2f: %d ranges, the first %#" PRIx64 "-%#" PRIx64,
+                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, n, n ? hot[0].start : 0, n ? hot[0].end : 0);
+}
+
+/* Filters written this pass (or an earlier one whose commit failed) that no
+ * commit of the hints carried: committed on their own. */
+void damon_commit_pending(struct damon_thread *d) {
+        int r, tries = 0;
+
+        if (!d->filters_pending)
+                return;
+        do
+                r = dp_damon_commit_written(d->fs, &d->state);
+        while (damon_try_again(d, r, false, &tries));
+        log_debug_errno(r, "DAMON hot filters committed alone at %.2f: %s",
+                        (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, r < 0 ? "%m" : "done");
+        if (r < 0) {
+                damon_note_failure(d, "hot-filters", r);
+                return;
+        }
+        d->filters_pending = false;
 }

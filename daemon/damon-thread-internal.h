@@ -57,6 +57,7 @@ struct damon_thread {
         } inject_busy;
         struct dp_range hot[DP_DAMON_HOT_FILTER_MAX];   /* in the schemes' hot filters now */
         size_t nr_hot;
+        bool filters_pending;           /* hot filters written, not yet committed */
         unsigned passes_without_hot;
         bool stopping;                  /* restoring on stop */
         bool was_running;
@@ -91,3 +92,4 @@ void damon_judge_again(struct damon_thread *d);
 void damon_feed_goal(struct damon_thread *d);
 void damon_read_schemes(struct damon_thread *d);
 void damon_update_hot_filters(struct damon_thread *d);
+void damon_commit_pending(struct damon_thread *d);

@@ -231,10 +231,11 @@ static void pass(struct damon_thread *d, bool new_hot_area) {
                         damon_judge_again(d);
                 else
                         damon_read_back(d);
+                damon_update_hot_filters(d);
                 if (d->decision.role == DP_DAMON_ROLE_OWNED ||
                     (d->decision.role == DP_DAMON_ROLE_ATTACHED && d->work.running))
                         damon_commit_hints(d);
-                damon_update_hot_filters(d);
+                damon_commit_pending(d);
                 damon_feed_goal(d);
                 damon_read_schemes(d);
         }

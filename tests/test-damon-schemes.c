@@ -227,16 +227,21 @@ START_TEST(test_hot_filter_update) {
         fs = open_fake();
         ck_assert_int_eq(own_with(fs, true, tiering, 2, &st), 0);
         fake_log_clear();
-        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 2, hot, 2), 0);
+        ck_assert_int_eq(dp_damon_write_hot_filters(fs, &st, state_path(), schemes, 2, hot, 2), 1);
         assert_files(expected, DP_ARRAY_SIZE(expected));
+        /* Written, not committed: the pass commits once, with the hints. */
+        for (size_t i = 0; i < fake.n_log; i++)
+                ck_assert_str_ne(fake.log[i], "kdamonds/0/state=commit");
+        ck_assert_int_eq(dp_damon_commit_written(fs, &st), 0);
         ck_assert_str_eq(fake.log[fake.n_log - 1], "kdamonds/0/state=commit");
+        ck_assert_int_eq(dp_damon_commit_written(fs, &attached), -EPERM);
 
         /* None hot: the hot filter's entries go, the others stay. */
-        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 2, NULL, 0), 0);
+        ck_assert_int_eq(dp_damon_write_hot_filters(fs, &st, state_path(), schemes, 2, NULL, 0), 1);
         ck_assert_str_eq(fake_get(CTX "schemes/1/filters/nr_filters"), "2");
         ck_assert_str_eq(fake_get(CTX "schemes/2/filters/nr_filters"), "2");
-        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &attached, state_path(), schemes, 2, hot, 2), -EPERM);
-        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 2, (const struct dp_damon_range[]) {
+        ck_assert_int_eq(dp_damon_write_hot_filters(fs, &attached, state_path(), schemes, 2, hot, 2), -EPERM);
+        ck_assert_int_eq(dp_damon_write_hot_filters(fs, &st, state_path(), schemes, 2, (const struct dp_damon_range[]) {
                                  { 0x3000, 0x4000 }, { 0x1000, 0x2000 } }, 2), -EINVAL);
 }
 END_TEST
@@ -272,9 +277,9 @@ START_TEST(test_not_hot_filter) {
         ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/addr_start"), "0");
         ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/addr_end"), "18446744073709551615");
         ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/matching"), "Y");
-        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 1, hot, 2), 0);
+        ck_assert_int_eq(dp_damon_write_hot_filters(fs, &st, state_path(), schemes, 1, hot, 2), 1);
         assert_files(expected, DP_ARRAY_SIZE(expected));
-        ck_assert_int_eq(dp_damon_update_hot_filters(fs, &st, state_path(), schemes, 1, NULL, 0), 0);
+        ck_assert_int_eq(dp_damon_write_hot_filters(fs, &st, state_path(), schemes, 1, NULL, 0), 1);
         ck_assert_str_eq(fake_get(CTX "schemes/1/filters/nr_filters"), "2");
         ck_assert_str_eq(fake_get(CTX "schemes/1/filters/1/addr_end"), "18446744073709551615");
 }

@@ -158,6 +158,18 @@ int dp_damon_commit_hints(struct dp_damon_fs *fs, struct dp_damon_state *st, con
         return r;
 }
 
+int dp_damon_commit_written(struct dp_damon_fs *fs, struct dp_damon_state *st) {
+        bool on;
+        int r;
+
+        if (!st || st->role != DP_DAMON_ROLE_OWNED)
+                return -EPERM;
+        r = dp_damon_kdamond_running(fs, st->kdamond, &on);
+        if (r < 0)
+                return r;
+        return on ? damon_state_command(fs, st->kdamond, "commit") : 0;
+}
+
 int dp_damon_feed_goal(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file, uint64_t value) {
         char rel[DP_DAMON_PATH_MAX], metric[32];
         uint64_t nr_schemes, nr_goals;

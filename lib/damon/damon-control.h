@@ -238,12 +238,18 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
  * Rewrites the filters of every scheme of our owned kdamond that has a hot
  * filter (@schemes as configured, scheme i being DAMON's i + 1): its own
  * filters in order, the hot one expanded to one addr filter per range of
- * @hot (none: left out), then state=commit if the kdamond is on.  -EPERM
- * unless owned; 0 and nothing written when no scheme has a hot filter.
+ * @hot (none: left out).  They take effect at the next commit (the hints',
+ * or dp_damon_commit_written()): one commit a pass, not one for each.  1 if
+ * it wrote, 0 when no scheme has a hot filter, -EPERM unless owned.
  */
-int dp_damon_update_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file,
-                                const struct dp_damon_scheme *schemes, size_t nr_schemes,
-                                const struct dp_damon_range *hot, size_t nr_hot);
+int dp_damon_write_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file,
+                               const struct dp_damon_scheme *schemes, size_t nr_schemes,
+                               const struct dp_damon_range *hot, size_t nr_hot);
+
+/* state=commit if our owned kdamond is on, so that what was written since
+ * the last commit takes effect (off, the next "on" applies it).  -EPERM
+ * unless owned. */
+int dp_damon_commit_written(struct dp_damon_fs *fs, struct dp_damon_state *st);
 
 /*
  * Read-back of every scheme of a context, ours or an administrator's, for

@@ -471,11 +471,11 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
         return (int) written;
 }
 
-int dp_damon_update_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file,
-                                const struct dp_damon_scheme *schemes, size_t nr_schemes,
-                                const struct dp_damon_range *hot, size_t nr_hot) {
+int dp_damon_write_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file,
+                               const struct dp_damon_scheme *schemes, size_t nr_schemes,
+                               const struct dp_damon_range *hot, size_t nr_hot) {
         struct damon_writer w;
-        bool wrote = false, on;
+        bool wrote = false;
         int r;
 
         if (!st || st->role != DP_DAMON_ROLE_OWNED)
@@ -494,12 +494,7 @@ int dp_damon_update_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *s
                         return r;
                 wrote = true;
         }
-        if (!wrote)
-                return 0;
-        r = dp_damon_kdamond_running(fs, st->kdamond, &on);
-        if (r < 0)
-                return r;
-        return on ? damon_state_command(fs, st->kdamond, "commit") : 0;
+        return wrote;
 }
 
 /* ---- read-back ---- */
