@@ -160,10 +160,20 @@ stop_daemon_cleanly() {
         expect "the daemon exits with status 0 on SIGTERM" "status $daemon_status" [ "$daemon_status" = 0 ]
 }
 
+# /proc/PID/stat's fields after the command's name, state first, into
+# stat_fields; false if PID is gone.  The shell's own read: the loops that
+# watch a workload start no process each second, whose page faults the
+# daemon under test would sample (in the tiering case most of what it saw).
+read_stat() {
+        stat_fields=
+        read -r stat_fields 2>/dev/null < "/proc/$1/stat" || return 1
+        stat_fields=${stat_fields##*) }
+}
+
 # Alive, not a zombie: a child that died stays visible to kill -0 until it
 # is waited for.
 running() {
-        [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$1/stat")" != Z ]
+        read_stat "$1" && [ "${stat_fields%% *}" != Z ]
 }
 
 # damon_alone_start PID MAX_REGIONS [ACTION NR_ACCESSES_MAX AGE_MIN]: DAMON

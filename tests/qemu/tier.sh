@@ -41,6 +41,7 @@
 # the physical address a paddr hint needs).  One line per arm and rep:
 #   DP-QEMU: TIER arm=damon|daemon|daemon-wide rep=N hot_pages=N ... to90_s=S hot_fast=F
 #            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
+#            samples_per_s=N (daemon arms: the daemon's sample rate halfway)
 #   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast/cold_fast=F/N@S,... (each second)
 # read by tools/bench_tier.py.
 #
@@ -191,7 +192,8 @@ tier_start_arm() {
                 # daemon-wide: migrate_hot on every access count, so that
                 # what the PMU saw hot moves even where DAMON saw nothing.
                 if [ "$arm" = daemon ]; then tier_conf 2-max; else tier_conf 0-max; fi
-                start_daemon /run/tier.conf
+                # Traced, its debug log too: when each commit went in.
+                start_daemon /run/tier.conf ${DP_TIER_TRACE:+"--verbose"}
                 # Every arm's kdamond runs before the use starts.
                 wait_kdamond_on || info "the daemon has no kdamond on after 30 s"
         else
@@ -217,7 +219,15 @@ tier_arm() {
                 sleep "$TIER_SETTLE_S"
         fi
         numab0=$(vmstat numa_pages_migrated)
+        [ -n "${DP_TIER_TRACE:-}" ] && info "$arm: the use starts at $(cut -d' ' -f1 /proc/uptime) s of uptime"
         kill -USR1 "$wl_job"
+        # The daemon's sample rate halfway: the workload's 200 a second and
+        # whatever else faults (the guest's own scripts: keep them quiet).
+        rm -f /run/tier-rate
+        if daemon_arm; then
+                (sleep $((seconds / 2)); damonctl stats 2>&1 | sed -n 's/.*sample rate: \([0-9]*\).*/\1/p' > /run/tier-rate) &
+                rate_job=$!
+        fi
         trace_job=
         if [ -n "${DP_TIER_TRACE:-}" ] && daemon_arm; then
                 (for t in 1 2 3 4 5 6 7 8; do
@@ -229,15 +239,18 @@ tier_arm() {
                                 damonctl damon 2>&1 | head -n 80 | sed "s/^/DP-QEMU: LOG tier damonctl at $t s: /"
                         fi
                 done
-                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /") &
+                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /"
+                damonctl stats 2>&1 | head -n 40 | sed "s/^/DP-QEMU: LOG tier stats at 8 s: /") &
                 trace_job=$!
         fi
         # The trace in the background: watch_cpu reads from the start.
         watch_cpu "$wl_job"
         wait "$wl_job" ${trace_job:+"$trace_job"}
+        daemon_arm && wait "$rate_job"
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
-                daemon_arm && show_log daemon "$daemon_log" | head -n 60
+                daemon_arm && grep -v 'debug' "$daemon_log" | head -n 40 | sed "s/^/DP-QEMU: LOG $case: daemon: /"
+                daemon_arm && grep -E 'DAMON commit at|hot filters' "$daemon_log" | head -n 30 | sed "s/^/DP-QEMU: LOG $case: daemon: /"
                 grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
                 grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
         fi
@@ -259,7 +272,8 @@ tier_arm() {
         fi
         summary=$(grep '^TIER ' "$out" | cut -d' ' -f2-)
         echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu" \
-                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0)) damon_ran=$damon_ran"
+                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0)) damon_ran=$damon_ran" \
+                "samples_per_s=$(cat /run/tier-rate 2>/dev/null || echo 0)"
         echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
                 split($2, t, "="); split($3, f, "="); split($4, c, "=");
                 if (t[2] + 0 >= next_s) { printf "%s%s/%s@%d", sep, f[2], c[2], t[2]; sep = ","; next_s = int(t[2]) + 1 } }' "$out")"

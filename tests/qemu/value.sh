@@ -30,11 +30,27 @@ VALUE_REPS=${DP_VALUE_REPS:-1}
 # not understood yet (see README).
 VALUE_ARMS=$(echo "${DP_VALUE_ARMS:-damon daemon}" | tr ',' ' ')
 
+# CPU time (user + system) of process $1 so far in hundredths of a second
+# (USER_HZ is 100 on x86), into cpu_cs; 0 if it is gone.
+cpu_of() {
+        cpu_cs=0
+        read_stat "$1" || return 0
+        # shellcheck disable=SC2086 # the fields, split
+        set -- $stat_fields
+        cpu_cs=$((${12} + ${13}))
+}
+
+# Hundredths of a second $1 as seconds, "12.07".
+seconds_of() {
+        set -- $(($1 / 100)) $(($1 % 100))
+        [ "$2" -lt 10 ] && set -- "$1" "0$2"
+        echo "$1.$2"
+}
+
 # CPU seconds (user + system) of process $1 so far, or 0 if it is gone.
-# USER_HZ is 100 on x86.
 cpu_s() {
-        [ -r "/proc/$1/stat" ] || { echo 0; return; }
-        sed 's/.*) //' "/proc/$1/stat" | awk '{ printf "%.2f", ($12 + $13) / 100 }'
+        cpu_of "$1"
+        seconds_of "$cpu_cs"
 }
 
 # The pid of kdamond 0: the guest runs no other, so the kernel thread named
@@ -42,14 +58,14 @@ cpu_s() {
 # which the daemon's commits and read-backs hold for an aggregation or more
 # each, so read_file's second of retries can miss it every time (a daemon arm
 # whose kdamond paged out 25000 pages read 0 s of kdamond CPU).
+# Into kd_now, empty when there is none; read_stat's builtins only.
 kdamond_pid() {
-        # read, a builtin: a process per /proc entry would be page faults
-        # by the thousand a second, samples the tiering case's daemon sees.
+        kd_now=
         for comm in /proc/[0-9]*/comm; do
                 name=
-                read -r name < "$comm" 2>/dev/null
+                read -r name 2>/dev/null < "$comm"
                 case $name in
-                kdamond.[0-9]*) pid=${comm#/proc/}; echo "${pid%/comm}"; return 0 ;;
+                kdamond.[0-9]*) kd_now=${comm#/proc/} kd_now=${kd_now%/comm}; return 0 ;;
                 esac
         done
         return 1
@@ -60,25 +76,25 @@ kdamond_pid() {
 # daemon's, in kdamond_cpu and daemon_cpu.  Read while the workload runs:
 # its kdamond ends with it.
 watch_cpu() {
-        kdamond_cpu=0 daemon_cpu=0 kd_pid= kd_last=0
+        kd_sum=0 kd_pid= kd_last=0 daemon_cs=0
         while running "$1"; do
-                pid=$(kdamond_pid)
-                case $pid in
-                ''|*[!0-9]*) ;;
-                *)
-                        if [ "$pid" != "$kd_pid" ]; then
-                                kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
-                                kd_pid=$pid kd_last=0
+                if kdamond_pid; then
+                        if [ "$kd_now" != "$kd_pid" ]; then
+                                kd_sum=$((kd_sum + kd_last))
+                                kd_pid=$kd_now kd_last=0
                         fi
-                        # Empty when the kdamond exited between the check and the read.
-                        now=$(cpu_s "$pid")
-                        case $now in ''|0) ;; *) kd_last=$now ;; esac
-                        ;;
-                esac
-                [ -n "$daemon_pid" ] && running "$daemon_pid" && daemon_cpu=$(cpu_s "$daemon_pid")
+                        # 0 when the kdamond exited between the look and the read.
+                        cpu_of "$kd_now"
+                        [ "$cpu_cs" -gt 0 ] && kd_last=$cpu_cs
+                fi
+                if [ -n "$daemon_pid" ] && running "$daemon_pid"; then
+                        cpu_of "$daemon_pid"
+                        daemon_cs=$cpu_cs
+                fi
                 sleep 1
         done
-        kdamond_cpu=$(awk "BEGIN { print $kdamond_cpu + $kd_last }")
+        kdamond_cpu=$(seconds_of $((kd_sum + kd_last)))
+        daemon_cpu=$(seconds_of "$daemon_cs")
 }
 
 # "name=seconds ..." for each thread of process $1.
