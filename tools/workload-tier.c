@@ -282,12 +282,37 @@ struct progress {
         uint64_t wp;
 };
 
+/* With the hot area in pieces, " pieces_fast=F/F/...": each piece's
+ * fraction on the fast node, from the hot area's statuses that
+ * pages_on_node() just left in @t (which pieces lag); "" otherwise. */
+static void format_pieces(const struct tier_workload *w, const struct tally *t, char *buf, size_t size) {
+        size_t used = 0;
+
+        buf[0] = '\0';
+        for (unsigned i = 0; nr_pieces(w) > 1 && i < nr_pieces(w); i++) {
+                size_t offset, len, fast = 0;
+                int n;
+
+                piece(w, w->hot_bytes, i, &offset, &len);
+                for (size_t k = offset / w->page; k < (offset + len) / w->page; k++)
+                        fast += t->status[k] == w->fast_node;
+                n = snprintf(buf + used, size - used, "%s%.2f", i ? "/" : " pieces_fast=",
+                             (double) fast / (double) (len / w->page));
+                if (n < 0 || (size_t) n >= size - used)
+                        return;
+                used += (size_t) n;
+        }
+}
+
 static int report(const struct tier_workload *w, struct tally *t, double at, struct progress *p) {
         size_t hot_pages = w->hot_bytes / w->page;
+        char pieces[512] = "";
         long a, b;
 
         if (tiering(w)) {
                 a = pages_on_node(t, w->hot, w->hot_bytes, w->page, w->fast_node);
+                if (a >= 0)
+                        format_pieces(w, t, pieces, sizeof(pieces));
                 b = pages_on_node(t, w->cold, w->cold_bytes, w->page, w->fast_node);
                 if (a < 0 || b < 0)
                         return (int) (a < 0 ? a : b);
@@ -296,7 +321,7 @@ static int report(const struct tier_workload *w, struct tally *t, double at, str
                 p->cold_fast_max = DP_MAX(p->cold_fast_max, b);
                 if (p->to90_s < 0 && p->hot_fast >= TIER_GOAL)
                         p->to90_s = at;
-                printf("TIER-AT t=%.2f hot_fast=%.3f cold_fast=%ld\n", at, p->hot_fast, b);
+                printf("TIER-AT t=%.2f hot_fast=%.3f cold_fast=%ld%s\n", at, p->hot_fast, b, pieces);
         } else {
                 a = pages_out(w->hot, w->page);
                 b = pages_out(w->cold, w->page);

@@ -48,10 +48,12 @@
 # Kernel parameters: DP_TIER=off (the default: it needs a guest with two
 # nodes, which tests/qemu/run boots with DP_QEMU_NUMA=1), short (once, 20 s
 # an arm), full (only this: DP_TIER_REPS times, DP_TIER_SECONDS an arm);
-# DP_TIER_TRACE=1 adds the workload's reports, the hot filters second by
-# second and the daemon's log; DP_TIER_FAULTS_PER_S the sampled stores a
-# second (200: what a page fault costs in TCG allows without starving the
-# workload; a hardware PMU takes thousands); DP_TIER_TOUCH_MS how often
+# DP_TIER_TRACE=1 adds the workload's reports, the hot filters at each
+# second of DP_TIER_TRACE_AT (a comma-separated list: 1,2,...,8), damonctl
+# damon at those of DP_TIER_TRACE_DAMONCTL_AT (2,4), and the daemon's log;
+# DP_TIER_FAULTS_PER_S the sampled stores a second (200: what a page fault
+# costs in TCG allows without starving the workload; a hardware PMU takes
+# thousands); DP_TIER_TOUCH_MS how often
 # the workload stores to each hot page (20; DAMON's 5 ms checks see a page
 # stored to every 200 ms in one check of 40); DP_TIER_COLD_MIB the cold
 # area (64); DP_TIER_PIECES how many pieces the hot area's pages lie in
@@ -230,17 +232,18 @@ tier_arm() {
         fi
         trace_job=
         if [ -n "${DP_TIER_TRACE:-}" ] && daemon_arm; then
-                (for t in 1 2 3 4 5 6 7 8; do
-                        sleep 1
+                (last=0
+                for t in $(echo "${DP_TIER_TRACE_AT:-1,2,3,4,5,6,7,8}" | tr ',' ' '); do
+                        sleep $((t - last))
+                        last=$t
                         info "trace $t s: filters $(read_file "$CTX/schemes/1/filters/nr_filters")" \
                                 "$(read_file "$CTX/schemes/2/filters/nr_filters"); $(tail -n 1 "$out");" \
                                 "migrate_hot's address filters (MiB): $(filter_ranges "$CTX/schemes/1")"
-                        if [ "$t" = 2 ] || [ "$t" = 4 ]; then
-                                damonctl damon 2>&1 | head -n 80 | sed "s/^/DP-QEMU: LOG tier damonctl at $t s: /"
-                        fi
+                        case ",${DP_TIER_TRACE_DAMONCTL_AT:-2,4}," in *",$t,"*)
+                                damonctl damon 2>&1 | head -n 80 | sed "s/^/DP-QEMU: LOG tier damonctl at $t s: /" ;;
+                        esac
                 done
-                damonctl damon 2>&1 | head -n 5 | sed "s/^/DP-QEMU: LOG tier damonctl at 8 s: /"
-                damonctl stats 2>&1 | head -n 40 | sed "s/^/DP-QEMU: LOG tier stats at 8 s: /") &
+                damonctl stats 2>&1 | head -n 40 | sed "s/^/DP-QEMU: LOG tier stats at $last s: /") &
                 trace_job=$!
         fi
         # The trace in the background: watch_cpu reads from the start.
