@@ -3,7 +3,9 @@
  * fraction, the schemes and their stats read back, and the hot filters that
  * follow the PMU's hot ranges. */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -53,6 +55,24 @@ void damon_read_schemes(struct damon_thread *d) {
                 memcpy(d->work.schemes, info, d->work.nr_schemes * sizeof(*info));
 }
 
+/* The PMU's hot ranges of @t for the filters, into @hot: its hot regions
+ * and where its granules are hot (as the hints outline them).  The count,
+ * or a negative errno. */
+static int hot_filter_ranges(const struct damon_thread *d, const struct dp_snapshot_target *t,
+                             struct dp_damon_range hot[static DP_DAMON_HOT_FILTER_MAX]) {
+        _cleanup_free_ struct dp_range *sampled = calloc(t->nr_granules ?: 1, sizeof(*sampled));
+        int ns;
+
+        if (!sampled)
+                return -ENOMEM;
+        ns = dp_damon_sampled_hot(&d->snap.granules[t->first_granule], t->nr_granules, t->start, t->end,
+                                  HINT_GRANULE_GAP, sampled);
+        if (ns < 0)
+                return ns;
+        return dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, sampled, (size_t) ns,
+                                          DP_DAMON_HOT_FILTER_MAX, hot);
+}
+
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
@@ -70,8 +90,7 @@ void damon_update_hot_filters(struct damon_thread *d) {
         t = damon_snapshot_target(&d->snap, d->work.targets[0]);
         if (!t)
                 return;
-        n = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, DP_DAMON_HOT_FILTER_MAX,
-                                       hot);
+        n = hot_filter_ranges(d, t, hot);
         if (n < 0) {
                 damon_note_failure(d, "hot-filters", n);
                 return;

@@ -302,7 +302,7 @@ START_TEST(test_hot_filter_ranges) {
         const struct dp_snapshot_region unsorted[] = { region(10, 20, 20), region(0, 10, 20) };
         struct dp_damon_range out[8];
 
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 8, out), 3);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 8, out), 3);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 40);
         ck_assert_uint_eq(out[1].start, 100);
@@ -310,24 +310,24 @@ START_TEST(test_hot_filter_ranges) {
         ck_assert_uint_eq(out[2].start, 200);
         ck_assert_uint_eq(out[2].end, 210);
         /* Gaps 60 and 90: two outputs keep 90. */
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 2, out), 2);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 2, out), 2);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 110);
         ck_assert_uint_eq(out[1].start, 200);
         /* One: all of it. */
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 1, out), 1);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 1, out), 1);
         ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 210);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 0, 4, out), 0);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), 0, out), -EINVAL);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(unsorted, 2, 4, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 0, NULL, 0, 4, out), 0);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 0, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(unsorted, 2, NULL, 0, 4, out), -EINVAL);
         /* The current aggregation's samples count too. */
         {
                 struct dp_snapshot_region partial[] = { region(0, 10, 0), region(10, 1000, 0) };
 
-                ck_assert_int_eq(dp_damon_hot_filter_ranges(partial, 2, 4, out), 0);
+                ck_assert_int_eq(dp_damon_hot_filter_ranges(partial, 2, NULL, 0, 4, out), 0);
                 partial[0].nr_samples = 2;
-                ck_assert_int_eq(dp_damon_hot_filter_ranges(partial, 2, 4, out), 1);
+                ck_assert_int_eq(dp_damon_hot_filter_ranges(partial, 2, NULL, 0, 4, out), 1);
                 ck_assert_uint_eq(out[0].end, 10);
         }
 }
@@ -350,14 +350,45 @@ START_TEST(test_hot_filter_density) {
         };
         struct dp_damon_range out[4];
 
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(moved, DP_ARRAY_SIZE(moved), 4, out), 2);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(moved, DP_ARRAY_SIZE(moved), NULL, 0, 4, out), 2);
         ck_assert_uint_eq(out[0].end, 12 * M);
         ck_assert_uint_eq(out[1].start, 500 * M);
         ck_assert_uint_eq(out[1].end, 504 * M);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(busy, DP_ARRAY_SIZE(busy), 4, out), 2);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(busy, DP_ARRAY_SIZE(busy), NULL, 0, 4, out), 2);
         ck_assert_uint_eq(out[0].end, 1 * M);
         ck_assert_uint_eq(out[1].start, 100 * M);
         ck_assert_uint_eq(out[1].end, 116 * M);
+}
+END_TEST
+
+/* The sampled granules' hot ranges join the hot regions, in order whichever
+ * list a range came from, overlapping or touching ones joined: the last hot
+ * pages in a region too thin to count stay in the filter. */
+START_TEST(test_hot_filter_sampled) {
+        const struct dp_snapshot_region regions[] = {
+                region(0, 100, 40), region(100, 200, 0), region(200, 500, 2), region(500, 1000, 0),
+        };
+        const struct dp_range sampled[] = { { 10, 20 }, { 90, 110 }, { 220, 240 }, { 260, 270 }, { 1000, 1010 } };
+        const struct dp_range unsorted[] = { { 220, 240 }, { 10, 20 } };
+        const struct dp_range empty[] = { { 20, 20 } };
+        struct dp_damon_range out[8];
+
+        /* 200-500 is too thin to count (2 samples in 300 bytes, under four
+         * times the mean of 42 in 1000): its sampled ranges keep it. */
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 8, out), 1);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), sampled,
+                                                    DP_ARRAY_SIZE(sampled), 8, out), 4);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 110);
+        ck_assert_uint_eq(out[1].start, 220);
+        ck_assert_uint_eq(out[1].end, 240);
+        ck_assert_uint_eq(out[2].start, 260);
+        ck_assert_uint_eq(out[3].start, 1000);
+        ck_assert_uint_eq(out[3].end, 1010);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(NULL, 0, sampled, 2, 8, out), 2);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, unsorted, 2, 8, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, empty, 1, 8, out), -EINVAL);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, NULL, 1, 8, out), -EINVAL);
 }
 END_TEST
 
@@ -413,6 +444,7 @@ static Suite *damon_schemes_suite(void) {
         tcase_add_test(tc, test_not_hot_filter);
         tcase_add_test(tc, test_hot_filter_ranges);
         tcase_add_test(tc, test_hot_filter_density);
+        tcase_add_test(tc, test_hot_filter_sampled);
         tcase_add_test(tc, test_read_schemes);
         suite_add_tcase(s, tc);
         return s;

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "damon-sysfs.h"
+#include "range.h"
 #include "tracker.h"
 
 struct dp_damon_range {
@@ -224,15 +225,20 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
  * The PMU-fed hot filter: the hot regions of one target's @regions (sorted,
  * disjoint), touching ones joined, as at most @max_out address ranges: when
  * there are more, the smallest gaps between them are bridged first, so that
- * a filter never drops a hot byte.  Hot is dense in samples (the last
- * aggregation's and the current one's so far, per byte): sampled, and at
- * least half as dense as the region with the most samples or four times as
- * dense as the target's mean.  @out needs room for @max_out.  Pure.  The
- * count, or -EINVAL (@max_out 0, unsorted input), -ENOMEM.
+ * a filter never drops a hot byte.  A region is hot when dense in samples
+ * (the last aggregation's and the current one's so far, per byte): sampled,
+ * and at least half as dense as the region with the most samples or four
+ * times as dense as the target's mean.  The @ns @sampled ranges (sorted,
+ * disjoint: where the sampled granules are hot, dp_damon_sampled_hot()) are
+ * hot too: the tracker's regions, split by a sparse sampler's few samples,
+ * can be tens of MiB around the last hot pages of an area most of which
+ * moved away, too thin to count, where the granules still find them.
+ * @out needs room for @max_out.  Pure.  The count, or -EINVAL (@max_out 0,
+ * unsorted input), -ENOMEM.
  */
 #define DP_DAMON_HOT_FILTER_MAX 16
-int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, size_t max_out,
-                               struct dp_damon_range *out);
+int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, const struct dp_range *sampled,
+                               size_t ns, size_t max_out, struct dp_damon_range *out);
 
 /*
  * Rewrites the filters of every scheme of our owned kdamond that has a hot

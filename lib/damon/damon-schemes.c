@@ -423,31 +423,45 @@ static bool filter_hot(const struct dp_snapshot_region *r, struct density top, s
         return d.samples > 0 && (denser(d, top, 1, 2) || denser(d, mean, 4, 1));
 }
 
-int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, size_t max_out,
-                               struct dp_damon_range *out) {
+/* Appends [@start, @end) to @joined (ascending starts), joining it to the
+ * last range where they overlap or touch. */
+static void join_range(struct dp_damon_range *joined, size_t *k, uint64_t start, uint64_t end) {
+        if (*k > 0 && start <= joined[*k - 1].end)
+                joined[*k - 1].end = DP_MAX(joined[*k - 1].end, end);
+        else
+                joined[(*k)++] = (struct dp_damon_range) { start, end };
+}
+
+int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, const struct dp_range *sampled,
+                               size_t ns, size_t max_out, struct dp_damon_range *out) {
         _cleanup_free_ struct dp_damon_range *joined = NULL;
         _cleanup_free_ struct gap *gaps = NULL;
         _cleanup_free_ size_t *splits = NULL;
-        size_t k = 0, written = 0, first = 0;
+        size_t k = 0, written = 0, first = 0, j = 0;
         struct density top, mean;
 
-        if (max_out == 0 || (n > 0 && !regions))
+        if (max_out == 0 || (n > 0 && !regions) || (ns > 0 && !sampled))
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
                 if (regions[i].start >= regions[i].end || (i > 0 && regions[i].start < regions[i - 1].end))
                         return -EINVAL;
+        for (size_t i = 0; i < ns; i++)
+                if (sampled[i].start >= sampled[i].end || (i > 0 && sampled[i].start < sampled[i - 1].end))
+                        return -EINVAL;
         hot_references(regions, n, &top, &mean);
-        joined = calloc(n ?: 1, sizeof(*joined));
+        joined = calloc(n + ns ?: 1, sizeof(*joined));
         if (!joined)
                 return -ENOMEM;
+        /* Both lists in the order of their starts, as one. */
         for (size_t i = 0; i < n; i++) {
                 if (!filter_hot(&regions[i], top, mean))
                         continue;
-                if (k > 0 && joined[k - 1].end == regions[i].start)
-                        joined[k - 1].end = regions[i].end;
-                else
-                        joined[k++] = (struct dp_damon_range) { regions[i].start, regions[i].end };
+                for (; j < ns && sampled[j].start < regions[i].start; j++)
+                        join_range(joined, &k, sampled[j].start, sampled[j].end);
+                join_range(joined, &k, regions[i].start, regions[i].end);
         }
+        for (; j < ns; j++)
+                join_range(joined, &k, sampled[j].start, sampled[j].end);
         if (k <= max_out) {
                 memcpy(out, joined, k * sizeof(*out));
                 return (int) k;
