@@ -63,9 +63,10 @@ info() {
         echo "DP-QEMU: INFO $case: $*"
 }
 
-# Prints a file's lines prefixed, so that a CI log shows what the daemon said.
+# show_log NAME [FILE]: FILE's lines (standard input's without one) prefixed,
+# so that a CI log shows what the daemon said.
 show_log() {
-        sed "s/^/DP-QEMU: LOG $case: $1: /" "$2"
+        sed "s/^/DP-QEMU: LOG $case: $1: /" ${2:+"$2"}
 }
 
 # DAMON's sysfs answers EBUSY while a kdamond command (the daemon's commit or
