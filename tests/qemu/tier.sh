@@ -253,7 +253,7 @@ tier_arm() {
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
                 daemon_arm && grep -v 'debug' "$daemon_log" | head -n 40 | show_log daemon
-                daemon_arm && grep -E 'DAMON commit at|hot filters' "$daemon_log" | head -n 30 | show_log daemon
+                daemon_arm && grep -E 'DAMON commit at|hot filters|DAMON pass early' "$daemon_log" | head -n 40 | show_log daemon
                 grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
                 grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
         fi
