@@ -15,9 +15,13 @@
 #include "macro.h"
 #include "time-util.h"
 
-/* Passes in a row without a hot range before the hot filters are emptied:
- * one aggregation without samples says little about a hot area. */
-#define HOT_FILTER_HOLD_PASSES 5
+/* How long the hot filters hold a hot range after a pass last found it
+ * (dp_damon_hold_hot()): at the tiering guest's 200 samples a second, the
+ * last fifth of a hot set still on the slow node fell out of one pass's
+ * ranges for seconds at a time, though DAMON saw it used.  A range held
+ * past its use costs little: the schemes still act only where DAMON's own
+ * access pattern matches. */
+#define HOT_FILTER_HOLD_USEC (10 * USEC_PER_SEC)
 
 void damon_feed_goal(struct damon_thread *d) {
         int r, tries = 0;
@@ -56,12 +60,14 @@ void damon_read_schemes(struct damon_thread *d) {
 }
 
 /* The PMU's hot ranges of @t for the filters, into @hot: its hot regions
- * and where its granules are hot (as the hints outline them).  The count,
- * or a negative errno. */
-static int hot_filter_ranges(const struct damon_thread *d, const struct dp_snapshot_target *t,
+ * and where its granules are hot (as the hints outline them), with those
+ * of the last HOT_FILTER_HOLD_USEC.  The count, or a negative errno. */
+static int hot_filter_ranges(struct damon_thread *d, const struct dp_snapshot_target *t,
                              struct dp_damon_range hot[static DP_DAMON_HOT_FILTER_MAX]) {
         _cleanup_free_ struct dp_range *sampled = calloc(t->nr_granules ?: 1, sizeof(*sampled));
-        int ns;
+        struct dp_damon_range fresh[DP_DAMON_HOT_FILTER_MAX];
+        struct dp_range held[HOT_HELD_MAX];
+        int ns, nf;
 
         if (!sampled)
                 return -ENOMEM;
@@ -69,14 +75,20 @@ static int hot_filter_ranges(const struct damon_thread *d, const struct dp_snaps
                                   HINT_GRANULE_GAP, sampled);
         if (ns < 0)
                 return ns;
-        return dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, sampled, (size_t) ns,
+        nf = dp_damon_hot_filter_ranges(&d->snap.regions[t->first_region], t->nr_regions, sampled, (size_t) ns,
+                                        DP_DAMON_HOT_FILTER_MAX, fresh);
+        if (nf < 0)
+                return nf;
+        d->nr_held = dp_damon_hold_hot(d->held, d->nr_held, HOT_HELD_MAX, fresh, (size_t) nf,
+                                       dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_USEC, HOT_FILTER_HOLD_USEC);
+        return dp_damon_hot_filter_ranges(NULL, 0, held, dp_damon_held_join(d->held, d->nr_held, held),
                                           DP_DAMON_HOT_FILTER_MAX, hot);
 }
 
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
- * after HOT_FILTER_HOLD_PASSES passes without any.  Written before the
+ * once no range was seen for HOT_FILTER_HOLD_USEC.  Written before the
  * hints, so that the hints' commit carries them (damon_commit_pending()). */
 void damon_update_hot_filters(struct damon_thread *d) {
         struct dp_damon_range hot[DP_DAMON_HOT_FILTER_MAX];
@@ -95,9 +107,6 @@ void damon_update_hot_filters(struct damon_thread *d) {
                 damon_note_failure(d, "hot-filters", n);
                 return;
         }
-        d->passes_without_hot = n > 0 ? 0 : d->passes_without_hot + 1;
-        if (n == 0 && d->passes_without_hot < HOT_FILTER_HOLD_PASSES)
-                return;
         for (int i = 0; i < n; i++)
                 now[i] = (struct dp_range) { hot[i].start, hot[i].end };
         if ((size_t) n == d->nr_hot && !dp_damon_hints_differ(d->hot, d->nr_hot, now, (size_t) n, HINT_TOLERANCE))

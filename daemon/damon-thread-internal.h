@@ -19,6 +19,9 @@
 #define DAMON_STEP_STOPPED "kdamond-stopped"
 /* A boundary that moved less than this is not worth a commit. */
 #define HINT_TOLERANCE (16 * DP_PAGE_SIZE)
+/* Hot ranges the filters hold at most (damon-pass-schemes.c): a few passes'
+ * worth of DP_DAMON_HOT_FILTER_MAX each. */
+#define HOT_HELD_MAX 64
 
 /* The layout last committed for one DAMON target. */
 struct committed_target {
@@ -58,7 +61,8 @@ struct damon_thread {
         struct dp_range hot[DP_DAMON_HOT_FILTER_MAX];   /* in the schemes' hot filters now */
         size_t nr_hot;
         bool filters_pending;           /* hot filters written, not yet committed */
-        unsigned passes_without_hot;
+        struct dp_damon_held_range held[HOT_HELD_MAX];  /* the hot ranges the filters hold */
+        size_t nr_held;
         bool stopping;                  /* restoring on stop */
         bool was_running;
         struct damon_view work;

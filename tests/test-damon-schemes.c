@@ -392,6 +392,60 @@ START_TEST(test_hot_filter_sampled) {
 }
 END_TEST
 
+/* The filters hold a hot range for a while after a pass last found it: a
+ * range found again, or inside one held, stays; one inside a fresh one gives
+ * way to it; one not found within the hold goes; past the room the one seen
+ * longest ago goes.  Joined, overlapping and touching held ranges are one. */
+START_TEST(test_hot_filter_hold) {
+        const struct dp_damon_range a = { 100, 200 }, b = { 300, 400 }, inside_a = { 120, 150 },
+                                    around_b = { 250, 450 }, c = { 450, 500 }, d = { 900, 1000 };
+        struct dp_damon_held_range held[3];
+        struct dp_range joined[3];
+        size_t n;
+
+        n = dp_damon_hold_hot(held, 0, 3, &a, 1, 0, 5);
+        n = dp_damon_hold_hot(held, n, 3, &b, 1, 1, 5);
+        ck_assert_uint_eq(n, 2);
+        /* Nothing new at 4: both held; a's inside found at 3 keeps it past 5. */
+        n = dp_damon_hold_hot(held, n, 3, NULL, 0, 4, 5);
+        ck_assert_uint_eq(n, 2);
+        n = dp_damon_hold_hot(held, n, 3, &inside_a, 1, 3, 5);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(held[0].start, 100);
+        ck_assert_uint_eq(held[0].end, 200);
+        ck_assert_uint_eq(held[0].seen, 3);
+        n = dp_damon_hold_hot(held, n, 3, NULL, 0, 7, 5);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(held[0].start, 100);
+        /* A fresh range around a held one takes its place. */
+        n = dp_damon_hold_hot(held, 0, 3, &b, 1, 10, 5);
+        n = dp_damon_hold_hot(held, n, 3, &around_b, 1, 11, 5);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(held[0].start, 250);
+        ck_assert_uint_eq(held[0].end, 450);
+        /* Full: the oldest goes. */
+        n = dp_damon_hold_hot(held, n, 3, &c, 1, 12, 5);
+        n = dp_damon_hold_hot(held, n, 3, &a, 1, 13, 5);
+        n = dp_damon_hold_hot(held, n, 3, &d, 1, 14, 5);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(held[0].start, 100);
+        ck_assert_uint_eq(held[1].start, 450);
+        ck_assert_uint_eq(held[2].start, 900);
+        /* Held ranges that overlap or touch are one range. */
+        n = dp_damon_hold_hot(held, 0, 3, &a, 1, 20, 5);
+        n = dp_damon_hold_hot(held, n, 3, &(struct dp_damon_range) { 150, 300 }, 1, 20, 5);
+        n = dp_damon_hold_hot(held, n, 3, &(struct dp_damon_range) { 300, 350 }, 1, 20, 5);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(dp_damon_held_join(held, n, joined), 1);
+        ck_assert_uint_eq(joined[0].start, 100);
+        ck_assert_uint_eq(joined[0].end, 350);
+        n = dp_damon_hold_hot(held, n, 3, &d, 1, 21, 5);
+        ck_assert_uint_eq(dp_damon_held_join(held, n, joined), 2);
+        ck_assert_uint_eq(joined[0].end, 350);
+        ck_assert_uint_eq(joined[1].start, 900);
+}
+END_TEST
+
 /* The read-back asks DAMON for fresh stats and writes nothing else. */
 START_TEST(test_read_schemes) {
         static const char *const expected[] = { "kdamonds/0/state=update_schemes_stats" };
@@ -445,6 +499,7 @@ static Suite *damon_schemes_suite(void) {
         tcase_add_test(tc, test_hot_filter_ranges);
         tcase_add_test(tc, test_hot_filter_density);
         tcase_add_test(tc, test_hot_filter_sampled);
+        tcase_add_test(tc, test_hot_filter_hold);
         tcase_add_test(tc, test_read_schemes);
         suite_add_tcase(s, tc);
         return s;

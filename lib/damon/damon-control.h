@@ -241,6 +241,27 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
                                size_t ns, size_t max_out, struct dp_damon_range *out);
 
 /*
+ * The hot ranges the filters hold for a while.  A sparse sampler outlines a
+ * hot area a few granules at a time, and once most of its pages have moved
+ * away what stays behind is sampled ever more thinly: one pass's hot ranges
+ * miss parts of it that the last seconds' together cover.  Each of @fresh
+ * (this pass's) is held, seen at @now: a held range that contains it is
+ * seen again instead, and held ones inside it give way to it (so a held
+ * range never grows).  One not seen within @hold (the same clock) is let
+ * go; beyond @cap the one seen longest ago goes.  @held (room for @cap) ends
+ * sorted by start; they may overlap.  The new count.  Pure.
+ */
+struct dp_damon_held_range {
+        uint64_t start, end;            /* [start, end) in bytes */
+        uint64_t seen;                  /* when last among a pass's hot ranges */
+};
+size_t dp_damon_hold_hot(struct dp_damon_held_range *held, size_t n, size_t cap, const struct dp_damon_range *fresh,
+                         size_t nf, uint64_t now, uint64_t hold);
+/* The @n @held ranges (sorted by start), joined where they overlap or
+ * touch, into @out (room for @n): sorted, disjoint.  The count.  Pure. */
+size_t dp_damon_held_join(const struct dp_damon_held_range *held, size_t n, struct dp_range *out);
+
+/*
  * Rewrites the filters of every scheme of our owned kdamond that has a hot
  * filter (@schemes as configured, scheme i being DAMON's i + 1): its own
  * filters in order, the hot one expanded to one addr filter per range of

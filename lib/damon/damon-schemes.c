@@ -485,6 +485,65 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
         return (int) written;
 }
 
+static int cmp_held(const void *a, const void *b) {
+        const struct dp_damon_held_range *x = a, *y = b;
+
+        return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Holds @f, seen at @now, among the @k of @held (room for @cap); the new count. */
+static size_t hold_one(struct dp_damon_held_range *held, size_t k, size_t cap, struct dp_damon_range f, uint64_t now) {
+        size_t m = 0, oldest = 0;
+        bool contained = false;
+
+        for (size_t i = 0; i < k; i++)
+                if (held[i].start <= f.start && f.end <= held[i].end) {
+                        held[i].seen = now;
+                        contained = true;
+                }
+        if (contained)
+                return k;
+        for (size_t i = 0; i < k; i++)
+                if (!(f.start <= held[i].start && held[i].end <= f.end))
+                        held[m++] = held[i];
+        if (m == cap) {
+                for (size_t i = 1; i < m; i++)
+                        if (held[i].seen < held[oldest].seen)
+                                oldest = i;
+                held[oldest] = held[--m];
+        }
+        held[m++] = (struct dp_damon_held_range) { f.start, f.end, now };
+        return m;
+}
+
+size_t dp_damon_hold_hot(struct dp_damon_held_range *held, size_t n, size_t cap, const struct dp_damon_range *fresh,
+                         size_t nf, uint64_t now, uint64_t hold) {
+        size_t k = 0;
+
+        if (cap == 0)
+                return 0;
+        for (size_t i = 0; i < n && k < cap; i++)
+                if (now - held[i].seen <= hold)
+                        held[k++] = held[i];
+        for (size_t i = 0; i < nf; i++)
+                if (fresh[i].start < fresh[i].end)
+                        k = hold_one(held, k, cap, fresh[i], now);
+        qsort(held, k, sizeof(*held), cmp_held);
+        return k;
+}
+
+size_t dp_damon_held_join(const struct dp_damon_held_range *held, size_t n, struct dp_range *out) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                if (k > 0 && held[i].start <= out[k - 1].end)
+                        out[k - 1].end = DP_MAX(out[k - 1].end, held[i].end);
+                else
+                        out[k++] = (struct dp_range) { held[i].start, held[i].end };
+        }
+        return k;
+}
+
 int dp_damon_write_hot_filters(struct dp_damon_fs *fs, struct dp_damon_state *st, const char *state_file,
                                const struct dp_damon_scheme *schemes, size_t nr_schemes,
                                const struct dp_damon_range *hot, size_t nr_hot) {
