@@ -740,10 +740,15 @@ def main():
     ap.add_argument("--idle", type=float, default=30, help="idle measuring window, seconds (default 30)")
     ap.add_argument("--reps", type=int, default=3,
                     help="replay, live, rates, value and tier repetitions, median taken (default 3)")
+    ap.add_argument("--boots", type=int, default=1,
+                    help="tier: guests booted for each layout, --reps repetitions in each, medians over all "
+                         "(default 1): runs within one boot share its memory layout and are not independent")
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
     ap.add_argument("--rates", help="with rates: a comma-separated subset of " + ",".join(r[0] for r in RATES))
     a = ap.parse_args()
+    if a.boots < 1 or a.reps < 1:
+        ap.error("--boots and --reps want at least 1")
     if a.rates and any(r not in [x[0] for x in RATES] for r in a.rates.split(",")):
         ap.error("unknown rate(s) in --rates %s: known are %s" % (a.rates, ",".join(r[0] for r in RATES)))
     a.build = os.path.abspath(a.build)

@@ -3,9 +3,11 @@
 DAMON alone and DAMON with damon-perfd, the same schemes in both, in the
 project's qemu guest with two NUMA nodes and a swap disk
 (tests/qemu/tier.sh, DP_TIER=full DP_RECLAIM=full), the arms alternating
-within one boot, medians over --reps; then a second boot for tiering with
-the hot set in pieces among the cold pages (LAYOUTS).  ours = DAMON with
-the daemon, peer = DAMON alone.
+within one boot, --reps times; then another boot for tiering with the hot
+set in pieces among the cold pages (LAYOUTS).  With --boots N, N boots of
+each layout (reclaim in the first only), medians over all their runs:
+within a boot the runs share where its free memory lay, so boots differ
+more than runs do.  ours = DAMON with the daemon, peer = DAMON alone.
 """
 
 import math
@@ -69,9 +71,22 @@ def fmt_s(v):
     return "never" if v is None or math.isinf(v) else "%.1f s" % v
 
 
-def tier_rows(row, ours, peer, reps, arm="daemon", layout="stretch"):
-    tag = " (median of %d)" % reps if reps > 1 else ""
-    tag = " [%s%s]%s" % (arm, "" if layout == "stretch" else ", hot set in %s" % layout, tag)
+def runs_tag(runs, boots):
+    """How many runs a median pools, and from how many boots."""
+    if runs <= 1:
+        return ""
+    return " (median of %d%s)" % (runs, " in %d boots" % boots if boots > 1 else "")
+
+
+def per_boot(lines, arm, key, conv=float):
+    """Each boot's median of @key for @arm, in boot order."""
+    boots = sorted({x["boot"] for x in lines})
+    return [med([x for x in lines if x["boot"] == b and x.get("arm") == arm], key, conv) for b in boots]
+
+
+def tier_rows(row, ours, peer, reps, arm="daemon", layout="stretch", boots=1):
+    where = " [%s%s]" % (arm, "" if layout == "stretch" else ", hot set in %s" % layout)
+    tag = where + runs_tag(len(ours), boots)
     rows = []
     o, p = med(ours, "to90_s", seconds), med(peer, "to90_s", seconds)
     if o is None or p is None or math.isinf(o):
@@ -107,11 +122,17 @@ def tier_rows(row, ours, peer, reps, arm="daemon", layout="stretch"):
     # (the guest's own processes) are samples too, of other memory.
     rows.append(row("tier: the daemon's samples a second, halfway" + tag, med(ours, "samples_per_s"), "", None, "",
                     None, "info", None))
+    if boots > 1:
+        # The boots side by side: where the pooled median comes from.
+        o, p = per_boot(ours, arm, "to90_s", seconds), per_boot(peer, "damon", "to90_s", seconds)
+        rows.append(row("tier: time until 90%% on node 0, each boot's median%s" % where,
+                        ", ".join(fmt_s(v) for v in o), "", ", ".join(fmt_s(v) for v in p), "DAMON alone", None,
+                        "info", None))
     return rows
 
 
 def reclaim_rows(row, ours, peer, reps):
-    tag = " (median of %d)" % reps if reps > 1 else ""
+    tag = runs_tag(reps, 1)
     rows = []
     hot = med(ours, "hot_pages", int)
     hot = None if hot is None else int(hot)
@@ -144,10 +165,23 @@ def reclaim_rows(row, ours, peer, reps):
 PIECES_SECONDS = 80
 
 
+def boot_guests(a, seconds, timeout_s, layout, reclaim_first):
+    """--boots guests for @layout, each line tagged with its boot (1, 2, ...);
+    the reclaim case in the first only."""
+    out = []
+    for boot in range(1, a.boots + 1):
+        reclaim = reclaim_first and boot == 1
+        for x in run_guest(a.build, a.reps, seconds, timeout_s(reclaim), layout, reclaim):
+            x["boot"] = boot
+            out.append(x)
+    return out
+
+
 def bench_tier(a, raw, row, seconds_per_arm=40):
-    lines = run_guest(a.build, a.reps, seconds_per_arm, 180 + 5 * (seconds_per_arm + 40) * a.reps)
-    pieces = run_guest(a.build, a.reps, PIECES_SECONDS, 180 + 3 * (PIECES_SECONDS + 40) * a.reps, "pieces",
-                       reclaim=False)
+    lines = boot_guests(a, seconds_per_arm, lambda reclaim: 180 + (5 if reclaim else 3) * (seconds_per_arm + 40)
+                        * a.reps, "stretch", True)
+    pieces = boot_guests(a, PIECES_SECONDS, lambda reclaim: 180 + 3 * (PIECES_SECONDS + 40) * a.reps, "pieces",
+                         False)
     raw["tier"] = lines
     raw["tier_pieces"] = pieces
     rows = []
@@ -163,14 +197,14 @@ def bench_tier(a, raw, row, seconds_per_arm=40):
         for arm in ("daemon", "daemon-wide"):
             ours = [x for x in got if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
             if ours and peer:
-                rows += tier_rows(row, ours, peer, a.reps, arm, layout)
+                rows += tier_rows(row, ours, peer, a.reps, arm, layout, a.boots)
             else:
                 rows.append(row("tier [%s, %s]: the guest printed no TIER lines for both arms" % (arm, layout), None,
                                 "", None, "", None, "runs", False))
     ours = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "daemon" and "majflt" in x]
     peer = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "damon" and "majflt" in x]
     if ours and peer:
-        rows += reclaim_rows(row, ours, peer, a.reps)
+        rows += reclaim_rows(row, ours, peer, len(ours))
     else:
         rows.append(row("reclaim: the guest printed no RECLAIM lines for both arms", None, "", None, "", None,
                         "runs", False))
