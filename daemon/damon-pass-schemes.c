@@ -79,6 +79,10 @@ static int hot_filter_ranges(struct damon_thread *d, const struct dp_snapshot_ta
                                         DP_DAMON_HOT_FILTER_MAX, fresh);
         if (nf < 0)
                 return nf;
+        /* Another target's ranges are in another address space. */
+        if (d->held_target != t->tgid)
+                d->nr_held = 0;
+        d->held_target = t->tgid;
         d->nr_held = dp_damon_hold_hot(d->held, d->nr_held, HOT_HELD_MAX, fresh, (size_t) nf,
                                        dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_USEC, HOT_FILTER_HOLD_USEC);
         return dp_damon_hot_filter_ranges(NULL, 0, held, dp_damon_held_join(d->held, d->nr_held, held),

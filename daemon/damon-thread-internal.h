@@ -63,6 +63,7 @@ struct damon_thread {
         bool filters_pending;           /* hot filters written, not yet committed */
         struct dp_damon_held_range held[HOT_HELD_MAX];  /* the hot ranges the filters hold */
         size_t nr_held;
+        uint32_t held_target;           /* whose address space they are in */
         bool stopping;                  /* restoring on stop */
         bool was_running;
         struct damon_view work;
