@@ -85,8 +85,9 @@ static int hot_filter_ranges(struct damon_thread *d, const struct dp_snapshot_ta
         d->held_target = t->tgid;
         d->nr_held = dp_damon_hold_hot(d->held, d->nr_held, HOT_HELD_MAX, fresh, (size_t) nf,
                                        dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_USEC, HOT_FILTER_HOLD_USEC);
-        return dp_damon_hot_filter_ranges(NULL, 0, held, dp_damon_held_join(d->held, d->nr_held, held),
-                                          DP_DAMON_HOT_FILTER_MAX, hot);
+        for (size_t i = 0; i < d->nr_held; i++)
+                held[i] = (struct dp_range) { d->held[i].start, d->held[i].end };
+        return dp_damon_hot_filter_ranges(NULL, 0, held, d->nr_held, DP_DAMON_HOT_FILTER_MAX, hot);
 }
 
 /* The schemes' hot filters follow the PMU's hot ranges of our one target

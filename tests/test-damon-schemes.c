@@ -369,8 +369,8 @@ START_TEST(test_hot_filter_sampled) {
                 region(0, 100, 40), region(100, 200, 0), region(200, 500, 2), region(500, 1000, 0),
         };
         const struct dp_range sampled[] = { { 10, 20 }, { 90, 110 }, { 220, 240 }, { 260, 270 }, { 1000, 1010 } };
-        const struct dp_range unsorted[] = { { 220, 240 }, { 10, 20 } };
-        const struct dp_range empty[] = { { 20, 20 } };
+        const struct dp_range unsorted[] = { { 220, 240 }, { 10, 20 }, { 15, 30 } };
+        const struct dp_range inverted[] = { { 30, 20 } };
         struct dp_damon_range out[8];
 
         /* 200-500 is too thin to count (2 samples in 300 bytes, under four
@@ -386,11 +386,24 @@ START_TEST(test_hot_filter_sampled) {
         ck_assert_uint_eq(out[3].start, 1000);
         ck_assert_uint_eq(out[3].end, 1010);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(NULL, 0, sampled, 2, 8, out), 2);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, unsorted, 2, 8, out), -EINVAL);
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, empty, 1, 8, out), -EINVAL);
+        /* Sampled ranges in any order, overlapping: joined all the same. */
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, unsorted, 3, 8, out), 2);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 100);
+        ck_assert_uint_eq(out[1].start, 220);
+        ck_assert_uint_eq(out[1].end, 240);
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, inverted, 1, 8, out), -EINVAL);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, NULL, 1, 8, out), -EINVAL);
 }
 END_TEST
+
+/* When @held's range [@start, @end) was last seen, or UINT64_MAX if it is not held. */
+static uint64_t held_seen(const struct dp_damon_held_range *held, size_t n, uint64_t start, uint64_t end) {
+        for (size_t i = 0; i < n; i++)
+                if (held[i].start == start && held[i].end == end)
+                        return held[i].seen;
+        return UINT64_MAX;
+}
 
 /* The filters hold a hot range for a while after a pass last found it: a
  * range found again, or inside one held, stays; one inside a fresh one gives
@@ -398,9 +411,11 @@ END_TEST
  * longest ago goes.  Joined, overlapping and touching held ranges are one. */
 START_TEST(test_hot_filter_hold) {
         const struct dp_damon_range a = { 100, 200 }, b = { 300, 400 }, inside_a = { 120, 150 },
-                                    around_b = { 250, 450 }, c = { 450, 500 }, d = { 900, 1000 };
+                                    around_b = { 250, 450 }, c = { 450, 500 }, d = { 900, 1000 },
+                                    over_a = { 150, 300 }, next = { 300, 350 };
         struct dp_damon_held_range held[3];
-        struct dp_range joined[3];
+        struct dp_range ranges[3];
+        struct dp_damon_range out[3];
         size_t n;
 
         n = dp_damon_hold_hot(held, 0, 3, &a, 1, 0, 5);
@@ -411,38 +426,34 @@ START_TEST(test_hot_filter_hold) {
         ck_assert_uint_eq(n, 2);
         n = dp_damon_hold_hot(held, n, 3, &inside_a, 1, 3, 5);
         ck_assert_uint_eq(n, 2);
-        ck_assert_uint_eq(held[0].start, 100);
-        ck_assert_uint_eq(held[0].end, 200);
-        ck_assert_uint_eq(held[0].seen, 3);
+        ck_assert_uint_eq(held_seen(held, n, 100, 200), 3);
         n = dp_damon_hold_hot(held, n, 3, NULL, 0, 7, 5);
         ck_assert_uint_eq(n, 1);
-        ck_assert_uint_eq(held[0].start, 100);
+        ck_assert_uint_eq(held_seen(held, n, 100, 200), 3);
         /* A fresh range around a held one takes its place. */
         n = dp_damon_hold_hot(held, 0, 3, &b, 1, 10, 5);
         n = dp_damon_hold_hot(held, n, 3, &around_b, 1, 11, 5);
         ck_assert_uint_eq(n, 1);
-        ck_assert_uint_eq(held[0].start, 250);
-        ck_assert_uint_eq(held[0].end, 450);
+        ck_assert_uint_eq(held_seen(held, n, 250, 450), 11);
         /* Full: the oldest goes. */
         n = dp_damon_hold_hot(held, n, 3, &c, 1, 12, 5);
         n = dp_damon_hold_hot(held, n, 3, &a, 1, 13, 5);
         n = dp_damon_hold_hot(held, n, 3, &d, 1, 14, 5);
         ck_assert_uint_eq(n, 3);
-        ck_assert_uint_eq(held[0].start, 100);
-        ck_assert_uint_eq(held[1].start, 450);
-        ck_assert_uint_eq(held[2].start, 900);
-        /* Held ranges that overlap or touch are one range. */
+        ck_assert_uint_eq(held_seen(held, n, 250, 450), UINT64_MAX);
+        ck_assert_uint_eq(held_seen(held, n, 450, 500), 12);
+        ck_assert_uint_eq(held_seen(held, n, 100, 200), 13);
+        ck_assert_uint_eq(held_seen(held, n, 900, 1000), 14);
+        /* Held ranges overlap and touch; the filter joins them. */
         n = dp_damon_hold_hot(held, 0, 3, &a, 1, 20, 5);
-        n = dp_damon_hold_hot(held, n, 3, &(struct dp_damon_range) { 150, 300 }, 1, 20, 5);
-        n = dp_damon_hold_hot(held, n, 3, &(struct dp_damon_range) { 300, 350 }, 1, 20, 5);
+        n = dp_damon_hold_hot(held, n, 3, &over_a, 1, 20, 5);
+        n = dp_damon_hold_hot(held, n, 3, &next, 1, 20, 5);
         ck_assert_uint_eq(n, 3);
-        ck_assert_uint_eq(dp_damon_held_join(held, n, joined), 1);
-        ck_assert_uint_eq(joined[0].start, 100);
-        ck_assert_uint_eq(joined[0].end, 350);
-        n = dp_damon_hold_hot(held, n, 3, &d, 1, 21, 5);
-        ck_assert_uint_eq(dp_damon_held_join(held, n, joined), 2);
-        ck_assert_uint_eq(joined[0].end, 350);
-        ck_assert_uint_eq(joined[1].start, 900);
+        for (size_t i = 0; i < n; i++)
+                ranges[i] = (struct dp_range) { held[i].start, held[i].end };
+        ck_assert_int_eq(dp_damon_hot_filter_ranges(NULL, 0, ranges, n, 3, out), 1);
+        ck_assert_uint_eq(out[0].start, 100);
+        ck_assert_uint_eq(out[0].end, 350);
 }
 END_TEST
 

@@ -228,13 +228,14 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
  * a filter never drops a hot byte.  A region is hot when dense in samples
  * (the last aggregation's and the current one's so far, per byte): sampled,
  * and at least half as dense as the region with the most samples or four
- * times as dense as the target's mean.  The @ns @sampled ranges (sorted,
- * disjoint: where the sampled granules are hot, dp_damon_sampled_hot()) are
- * hot too: the tracker's regions, split by a sparse sampler's few samples,
- * can be tens of MiB around the last hot pages of an area most of which
- * moved away, too thin to count, where the granules still find them.
- * @out needs room for @max_out.  Pure.  The count, or -EINVAL (@max_out 0,
- * unsorted input), -ENOMEM.
+ * times as dense as the target's mean.  The @ns @sampled ranges (in any
+ * order, overlapping or not: where the sampled granules are hot,
+ * dp_damon_sampled_hot(), or the ranges held, dp_damon_hold_hot()) are hot
+ * too: the tracker's regions, split by a sparse sampler's few samples, can
+ * be tens of MiB around the last hot pages of an area most of which moved
+ * away, too thin to count, where the granules still find them.  @out needs
+ * room for @max_out.  Pure.  The count, or -EINVAL (@max_out 0, unsorted
+ * regions, a range whose start is past its end), -ENOMEM.
  */
 #define DP_DAMON_HOT_FILTER_MAX 16
 int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, const struct dp_range *sampled,
@@ -248,8 +249,8 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
  * (this pass's) is held, seen at @now: a held range that contains it is
  * seen again instead, and held ones inside it give way to it (so a held
  * range never grows).  One not seen within @hold (the same clock) is let
- * go; beyond @cap the one seen longest ago goes.  @held (room for @cap) ends
- * sorted by start; they may overlap.  The new count.  Pure.
+ * go; beyond @cap the one seen longest ago goes.  @held (room for @cap) is in
+ * no order, and its ranges may overlap.  The new count.  Pure.
  */
 struct dp_damon_held_range {
         uint64_t start, end;            /* [start, end) in bytes */
@@ -257,9 +258,6 @@ struct dp_damon_held_range {
 };
 size_t dp_damon_hold_hot(struct dp_damon_held_range *held, size_t n, size_t cap, const struct dp_damon_range *fresh,
                          size_t nf, uint64_t now, uint64_t hold);
-/* The @n @held ranges (sorted by start), joined where they overlap or
- * touch, into @out (room for @n): sorted, disjoint.  The count.  Pure. */
-size_t dp_damon_held_join(const struct dp_damon_held_range *held, size_t n, struct dp_range *out);
 
 /*
  * Rewrites the filters of every scheme of our owned kdamond that has a hot

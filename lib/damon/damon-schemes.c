@@ -356,25 +356,6 @@ int damon_write_schemes(struct damon_writer *w, const struct dp_damon_own_params
 
 /* ---- the PMU-fed hot filter ---- */
 
-struct gap {
-        uint64_t size;
-        size_t after;           /* the gap after range @after */
-};
-
-static int cmp_gaps(const void *a, const void *b) {
-        const struct gap *x = a, *y = b;
-
-        if (x->size != y->size)
-                return x->size > y->size ? -1 : 1;      /* largest first */
-        return x->after < y->after ? -1 : x->after > y->after;
-}
-
-static int cmp_size_t(const void *a, const void *b) {
-        size_t x = *(const size_t *) a, y = *(const size_t *) b;
-
-        return x < y ? -1 : x > y;
-}
-
 /* A region's samples: the last aggregation's and the current one's so far
  * (twice as many to judge by as one aggregation's, at a sparse sampler's
  * few a region). */
@@ -423,72 +404,35 @@ static bool filter_hot(const struct dp_snapshot_region *r, struct density top, s
         return d.samples > 0 && (denser(d, top, 1, 2) || denser(d, mean, 4, 1));
 }
 
-/* Appends [@start, @end) to @joined (ascending starts), joining it to the
- * last range where they overlap or touch. */
-static void join_range(struct dp_damon_range *joined, size_t *k, uint64_t start, uint64_t end) {
-        if (*k > 0 && start <= joined[*k - 1].end)
-                joined[*k - 1].end = DP_MAX(joined[*k - 1].end, end);
-        else
-                joined[(*k)++] = (struct dp_damon_range) { start, end };
-}
-
 int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, const struct dp_range *sampled,
                                size_t ns, size_t max_out, struct dp_damon_range *out) {
-        _cleanup_free_ struct dp_damon_range *joined = NULL;
-        _cleanup_free_ struct gap *gaps = NULL;
-        _cleanup_free_ size_t *splits = NULL;
-        size_t k = 0, written = 0, first = 0, j = 0;
+        _cleanup_free_ struct dp_range *hot = NULL;
         struct density top, mean;
+        size_t k = 0;
+        int r;
 
         if (max_out == 0 || (n > 0 && !regions) || (ns > 0 && !sampled))
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
                 if (regions[i].start >= regions[i].end || (i > 0 && regions[i].start < regions[i - 1].end))
                         return -EINVAL;
-        for (size_t i = 0; i < ns; i++)
-                if (sampled[i].start >= sampled[i].end || (i > 0 && sampled[i].start < sampled[i - 1].end))
-                        return -EINVAL;
         hot_references(regions, n, &top, &mean);
-        joined = calloc(n + ns ?: 1, sizeof(*joined));
-        if (!joined)
+        hot = calloc(n + ns ?: 1, sizeof(*hot));
+        if (!hot)
                 return -ENOMEM;
-        /* Both lists in the order of their starts, as one. */
-        for (size_t i = 0; i < n; i++) {
-                if (!filter_hot(&regions[i], top, mean))
-                        continue;
-                for (; j < ns && sampled[j].start < regions[i].start; j++)
-                        join_range(joined, &k, sampled[j].start, sampled[j].end);
-                join_range(joined, &k, regions[i].start, regions[i].end);
-        }
-        for (; j < ns; j++)
-                join_range(joined, &k, sampled[j].start, sampled[j].end);
-        if (k <= max_out) {
-                memcpy(out, joined, k * sizeof(*out));
-                return (int) k;
-        }
-        /* Keep the max_out - 1 widest gaps; bridge the rest. */
-        gaps = calloc(k - 1, sizeof(*gaps));
-        splits = calloc(max_out, sizeof(*splits));
-        if (!gaps || !splits)
-                return -ENOMEM;
-        for (size_t i = 0; i + 1 < k; i++)
-                gaps[i] = (struct gap) { joined[i + 1].start - joined[i].end, i };
-        qsort(gaps, k - 1, sizeof(*gaps), cmp_gaps);
-        for (size_t i = 0; i + 1 < max_out; i++)
-                splits[i] = gaps[i].after;
-        splits[max_out - 1] = k - 1;    /* the last range ends the last output */
-        qsort(splits, max_out - 1, sizeof(*splits), cmp_size_t);
-        for (size_t i = 0; i < max_out; i++) {
-                out[written++] = (struct dp_damon_range) { joined[first].start, joined[splits[i]].end };
-                first = splits[i] + 1;
-        }
-        return (int) written;
-}
-
-static int cmp_held(const void *a, const void *b) {
-        const struct dp_damon_held_range *x = a, *y = b;
-
-        return x->start < y->start ? -1 : x->start > y->start;
+        for (size_t i = 0; i < n; i++)
+                if (filter_hot(&regions[i], top, mean))
+                        hot[k++] = (struct dp_range) { regions[i].start, regions[i].end };
+        if (ns > 0)
+                memcpy(hot + k, sampled, ns * sizeof(*sampled));
+        r = dp_ranges_coalesce(hot, k + ns, &k);
+        if (r >= 0)
+                r = dp_ranges_fit(hot, k, max_out, &k);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < k; i++)
+                out[i] = (struct dp_damon_range) { hot[i].start, hot[i].end };
+        return (int) k;
 }
 
 /* Holds @f, seen at @now, among the @k of @held (room for @cap); the new count. */
@@ -528,19 +472,6 @@ size_t dp_damon_hold_hot(struct dp_damon_held_range *held, size_t n, size_t cap,
         for (size_t i = 0; i < nf; i++)
                 if (fresh[i].start < fresh[i].end)
                         k = hold_one(held, k, cap, fresh[i], now);
-        qsort(held, k, sizeof(*held), cmp_held);
-        return k;
-}
-
-size_t dp_damon_held_join(const struct dp_damon_held_range *held, size_t n, struct dp_range *out) {
-        size_t k = 0;
-
-        for (size_t i = 0; i < n; i++) {
-                if (k > 0 && held[i].start <= out[k - 1].end)
-                        out[k - 1].end = DP_MAX(out[k - 1].end, held[i].end);
-                else
-                        out[k++] = (struct dp_range) { held[i].start, held[i].end };
-        }
         return k;
 }
 
