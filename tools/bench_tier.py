@@ -84,7 +84,7 @@ def per_boot(lines, arm, key, conv=float):
     return [med([x for x in lines if x["boot"] == b and x.get("arm") == arm], key, conv) for b in boots]
 
 
-def tier_rows(row, ours, peer, reps, arm="daemon", layout="stretch", boots=1):
+def tier_rows(row, ours, peer, arm="daemon", layout="stretch", boots=1):
     where = " [%s%s]" % (arm, "" if layout == "stretch" else ", hot set in %s" % layout)
     tag = where + runs_tag(len(ours), boots)
     rows = []
@@ -197,7 +197,7 @@ def bench_tier(a, raw, row, seconds_per_arm=40):
         for arm in ("daemon", "daemon-wide"):
             ours = [x for x in got if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
             if ours and peer:
-                rows += tier_rows(row, ours, peer, a.reps, arm, layout, a.boots)
+                rows += tier_rows(row, ours, peer, arm, layout, a.boots)
             else:
                 rows.append(row("tier [%s, %s]: the guest printed no TIER lines for both arms" % (arm, layout), None,
                                 "", None, "", None, "runs", False))
