@@ -3,6 +3,7 @@
 
 /* Small helpers shared by every file: cleanup attributes, branch hints, sizes. */
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,9 +35,15 @@ static inline void dp_fclosep(FILE **f) {
                 fclose(*f);
 }
 
+static inline void dp_closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+
 #define _cleanup_free_ __attribute__((cleanup(dp_freep)))
 #define _cleanup_close_ __attribute__((cleanup(dp_closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(dp_fclosep)))
+#define _cleanup_closedir_ __attribute__((cleanup(dp_closedirp)))
 
 /* Hand ownership out of a cleanup variable. */
 #define DP_TAKE_PTR(p)                                  \

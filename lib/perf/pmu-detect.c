@@ -20,12 +20,6 @@
  * below the root the caller names; nothing here writes.
  */
 
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-#define _cleanup_closedir_ __attribute__((cleanup(closedirp)))
-
 /* Reads a small sysfs file into @buf, trailing whitespace trimmed.  -EFBIG
  * when it does not fit, so nothing is silently truncated: the whole file, as
  * read, must fit in @size - 1 bytes.  dp_read_file() refuses a symlink as the
