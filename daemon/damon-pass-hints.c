@@ -12,10 +12,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "damon-node.h"
 #include "damon-thread-internal.h"
 #include "log.h"
 #include "macro.h"
 #include "probes.h"
+#include "test-seam.h"
 #include "time-util.h"
 
 /* DAMON's edge this close to a sampled boundary is that boundary: a
@@ -318,13 +320,20 @@ static int start_owned(struct damon_thread *d, const struct hint_set *h) {
                 .goal_target_value = c->damon_goal_target,
                 .targets = h->targets,
                 .nr_targets = h->n,
-                .schemes = c->damon_schemes,
+                .schemes = d->schemes,
                 .nr_schemes = c->damon_n_schemes,
                 .refusal = refusal,
                 .refusal_size = sizeof(refusal),
         };
         int r;
 
+        /* Read afresh for each kdamond: memory comes and goes with hotplug. */
+        r = dp_damon_resolve_node_filters(test_seam_get()->sys_root, c->damon_schemes, c->damon_n_schemes,
+                                          d->schemes, refusal, sizeof(refusal));
+        if (r < 0) {
+                refuse_schemes(d, refusal);
+                return r;
+        }
         r = dp_damon_own_start(d->fs, &d->decision, &p, c->damon_state_file, &d->state);
         if (r == -EOPNOTSUPP && refusal[0])
                 refuse_schemes(d, refusal);

@@ -118,7 +118,7 @@ void damon_update_hot_filters(struct damon_thread *d) {
                 return;
         do
                 r = dp_damon_write_hot_filters(d->fs, &d->state, d->config.damon_state_file,
-                                               d->config.damon_schemes, d->config.damon_n_schemes, hot, (size_t) n);
+                                               d->schemes, d->config.damon_n_schemes, hot, (size_t) n);
         while (damon_try_again(d, r, false, &tries));
         if (r < 0) {
                 damon_note_failure(d, "hot-filters", r);

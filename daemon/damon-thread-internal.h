@@ -58,6 +58,9 @@ struct damon_thread {
         struct {
                 unsigned passes, stop;  /* DAMON_PERFD_TEST_DAMON_BUSY reads left (test-seam.h) */
         } inject_busy;
+        /* The configured schemes as written to our kdamond: node filters
+         * made address filters when it was created (start_owned()). */
+        struct dp_damon_scheme schemes[DP_CONFIG_MAX_SCHEMES];
         struct dp_range hot[DP_DAMON_HOT_FILTER_MAX];   /* in the schemes' hot filters now */
         size_t nr_hot;
         bool filters_pending;           /* hot filters written, not yet committed */

@@ -9,6 +9,7 @@
 
 #include "config-file.h"
 #include "config-keys.h"
+#include "damon-node.h"
 #include "dp-config.h"
 #include "log.h"
 #include "macro.h"
@@ -16,6 +17,7 @@
 #include "parse-util.h"
 #include "print-events.h"
 #include "replay-run.h"
+#include "test-seam.h"
 #include "time-util.h"
 
 static void help(void) {
@@ -279,6 +281,20 @@ static int check_settings(struct manager_options *o, struct config_report *cr) {
         return 0;
 }
 
+/* --check-config: the schemes' node filters against this machine's nodes, a
+ * warning only (the file may be meant for another machine; here the daemon
+ * would stay observe-only, saying the same). */
+static void check_node_filters(const struct dp_config *c, struct config_report *cr) {
+        struct dp_damon_scheme resolved[DP_CONFIG_MAX_SCHEMES];
+        char why[256], message[300];
+
+        if (dp_damon_resolve_node_filters(test_seam_get()->sys_root, c->damon_schemes, c->damon_n_schemes, resolved,
+                                          why, sizeof(why)) < 0) {
+                snprintf(message, sizeof(message), "on this machine: %s", why);
+                report_config_message(DP_CONFIG_WARNING, message, cr);
+        }
+}
+
 /* At startup, and again on reload (@reloading) to read the configuration the
  * same way: the files, then every option on top.  Options that passed at
  * startup pass again, so a reload can only fail on the files.  1 to run, 0
@@ -302,6 +318,7 @@ static int parse_argv(int argc, char **argv, struct manager_options *o, struct c
         if (r < 0)
                 return r;
         if (check_config && !reloading) {
+                check_node_filters(&o->config, cr);
                 if (dp_config_format(&o->config, stdout) < 0 || fflush(stdout) != 0)
                         return -EIO;
                 return 0;

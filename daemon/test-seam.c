@@ -13,6 +13,7 @@
 #define FAIL_OPEN_ENV "DAMON_PERFD_TEST_FAIL_OPEN"
 #define CPU_ONLINE_ENV "DAMON_PERFD_TEST_CPU_ONLINE"
 #define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
+#define SYS_ROOT_ENV "DAMON_PERFD_TEST_SYS_ROOT"
 #define DAMON_BUSY_ENV "DAMON_PERFD_TEST_DAMON_BUSY"
 #define DAMON_BUSY_MAX 1000
 
@@ -83,6 +84,16 @@ static void load_cpu_online(struct test_seam *t) {
                     CPU_ONLINE_PATH);
 }
 
+static void load_sys_root(struct test_seam *t) {
+        const char *value = secure_getenv(SYS_ROOT_ENV);
+
+        t->sys_root = "/sys";
+        if (!value || !*value)
+                return;
+        t->sys_root = value;
+        log_warning("TEST INJECTION (%s): the NUMA nodes' memory is read below %s, not /sys", SYS_ROOT_ENV, value);
+}
+
 static void load_damon_busy(struct test_seam *t) {
         const char *value = secure_getenv(DAMON_BUSY_ENV), *end;
         uint64_t passes, stop = 0;
@@ -107,6 +118,7 @@ static void load_damon_busy(struct test_seam *t) {
 static void load(void) {
         load_fail_open(&seam);
         load_cpu_online(&seam);
+        load_sys_root(&seam);
         load_damon_busy(&seam);
 }
 

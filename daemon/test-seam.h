@@ -15,6 +15,9 @@
  *   DAMON_PERFD_TEST_CPU_ONLINE=PATH reads the online CPUs from PATH instead
  *     of /sys/devices/system/cpu/online, so that tests on a real machine can
  *     take a CPU "offline" without touching the machine's CPUs (hotplug.h).
+ *   DAMON_PERFD_TEST_SYS_ROOT=PATH reads the NUMA nodes' memory blocks (for
+ *     the schemes' node filters) below PATH instead of /sys, so that tests
+ *     can give a machine any nodes (damon-node.h).
  *   DAMON_PERFD_TEST_DAMON_BUSY=N[,M] makes the next N reads of our
  *     kdamond's state file, from the first pass that finds it running, fail
  *     with EBUSY, as the kernel's do while another writer holds DAMON's lock,
@@ -33,6 +36,7 @@ struct test_seam {
         } fail_open[TEST_SEAM_FAIL_OPEN_MAX];
         size_t n_fail_open;
         const char *cpu_online;         /* NULL: the real list */
+        const char *sys_root;           /* "/sys", or the tests' */
         unsigned damon_busy_passes, damon_busy_stop;
 };
 

@@ -43,6 +43,7 @@ static const char *const tokens[] = {
         "quota_bytes=", "quota_reset=", "allow=", "reject=", "hot", "!anon", "memcg:/a", "addr:0x1000-0x2000",
         "goal=hot_fraction:", "wmarks=free_mem_rate:5s:500:400:200", "weights=1,2,3", "goal=node_mem_used_bp:1:0",
         "0%-max", "10s-max", "4K", "quota_ms=", "lru_prio", "stat", "target:0", "young", "node_mem_free_bp",
+        "node:0", "!node:1",
 };
 
 struct counts {

@@ -94,6 +94,14 @@ START_TEST(test_words) {
         ck_assert_ptr_eq(dp_scheme_hot_filter(&s), &s.filters[0]);
         ck_assert(!s.filters[0].matching && !s.filters[0].allow);
         assert_round_trip(&s, "migrate_hot target_nid=0 reject=!hot");
+        /* A node's memory, the daemon's to turn into address filters. */
+        s = parse_ok("migrate_cold target_nid=1 reject=node:1 reject=!node:3 allow=node:0");
+        ck_assert_ptr_eq(dp_scheme_node_filter(&s), &s.filters[0]);
+        ck_assert_uint_eq(s.filters[1].nid, 3);
+        ck_assert(!s.filters[1].matching);
+        assert_round_trip(&s, "migrate_cold target_nid=1 reject=node:1 reject=!node:3 allow=node:0");
+        s = parse_ok("pageout reject=hot");
+        ck_assert_ptr_null(dp_scheme_node_filter(&s));
 }
 END_TEST
 
@@ -130,6 +138,10 @@ START_TEST(test_bad_words) {
                 { "pageout allow=!hot", "word 'allow=!hot'" },
                 { "pageout reject=hot reject=!hot", "word 'reject=!hot'" },
                 { "pageout reject=hot allow=hot", "word 'allow=hot'" },
+                { "pageout reject=node", "word 'reject=node'" },
+                { "pageout reject=node:x", "word 'reject=node:x'" },
+                { "pageout reject=node:65536", "word 'reject=node:65536'" },
+                { "pageout allow=!node:0", "word 'allow=!node:0'" },
                 { "pageout deny=anon", "unknown key 'deny'" },
                 { "migrate_cold", "migrate_cold needs target_nid=NODE" },
                 { "pageout target_nid=0", "target_nid= applies to migrate_hot and migrate_cold only" },
@@ -247,10 +259,12 @@ START_TEST(test_against_settings) {
                   ":5: Scheme=nohugepage needs process targets" },
                 { "[DAMON]\nScheme=pageout reject=hot\n", ":2: Scheme=pageout with a hot filter needs Targets=physical "
                                                           "or [DAMON] MaxTargets=1" },
+                { "[DAMON]\nMaxTargets=1\nScheme=pageout reject=node:0\n",
+                  ":3: Scheme=pageout with a node filter needs Targets=physical" },
         };
         static const char *const good[] = {
                 "[DAMON]\nMaxTargets=1\nScheme=pageout reject=hot\nScheme=hugepage\n",
-                "[Tracking]\nTargets=physical\n[DAMON]\nScheme=migrate_hot target_nid=0 allow=hot\n"
+                "[Tracking]\nTargets=physical\n[DAMON]\nScheme=migrate_hot target_nid=0 reject=node:0 allow=hot\n"
                 "Scheme=lru_deprio\n",
         };
 

@@ -50,20 +50,26 @@ static char dir[64], address[128], state_file[160], log_path[160];
 /* [DAMON] lines for the next start_daemon() (Scheme=, or a setting that
  * overrides the defaults there), each ending in a newline. */
 static const char *damon_lines = "";
+/* [Tracking] Targets= for the next start_daemon(), if not the workload. */
+static const char *targets_value;
 
 /* @env: one NAME=VALUE for the daemon's environment, or NULL. */
 static pid_t start_daemon(pid_t workload, const char *seconds, const char *env) {
         const char *path = getenv("DP_DAEMON");
-        char config[PATH_MAX + 1024], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32];
+        char config[PATH_MAX + 1024], config_path[160], config_arg[200], varlink_arg[160], duration_arg[32],
+                targets[32];
         pid_t pid;
         FILE *f;
 
         ck_assert_msg(path, "DP_DAEMON not set");
+        snprintf(targets, sizeof(targets), "%s", targets_value ? targets_value : "");
+        if (!targets_value)
+                snprintf(targets, sizeof(targets), "%d", (int) workload);
         snprintf(config, sizeof(config),
                  "[Sampling]\nSource=pagefault\n"
-                 "[Tracking]\nTargets=%d\nMaxRegions=%d\nMapsRefreshSec=500ms\n"
+                 "[Tracking]\nTargets=%s\nMaxRegions=%d\nMapsRefreshSec=500ms\n"
                  "[DAMON]\nSysfsRoot=%s\nStateFile=%s\nHintIntervalSec=1s\n%s",
-                 (int) workload, NR_REGION_DIRS, fake.admin, state_file, damon_lines);
+                 targets, NR_REGION_DIRS, fake.admin, state_file, damon_lines);
         snprintf(config_path, sizeof(config_path), "%s/damon-perfd.conf", dir);
         f = fopen(config_path, "we");
         ck_assert_ptr_nonnull(f);
@@ -712,6 +718,78 @@ START_TEST(test_stop_behind_busy_state_is_noticed) {
 }
 END_TEST
 
+/* GetDamonView once the owned kdamond was started or refused, within 30 s. */
+static json_t *view_once_started(void) {
+        json_t *view = NULL;
+
+        for (int i = 0; i < 300; i++) {
+                json_decref(view);
+                view = damon_view();
+                if (strcmp(json_string_value(json_object_get(view, "role")), "owned") != 0 ||
+                    json_integer_value(json_object_get(view, "commits")) > 0)
+                        break;
+                usleep(100 * 1000);
+        }
+        return view;
+}
+
+/* reject=node:N: address filters over the node's memory blocks, from the
+ * sysfs the test seam names (node 0 in two pieces here); a node the
+ * machine lacks leaves the daemon observe-only, naming the line. */
+START_TEST(test_node_filters_from_sysfs) {
+        static const struct {
+                const char *lines, *reason;
+        } cases[] = {
+                { "Scheme=pageout nr_accesses=0-0 reject=node:0\n", NULL },
+                { "Scheme=pageout nr_accesses=0-0 reject=node:7\n",
+                  "/damon-perfd.conf:11: Scheme=pageout: reject=node:7: no such node in " },
+        };
+
+        for (size_t i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+                char env[PATH_MAX + 64];
+                struct test_workload w;
+                json_t *view;
+                pid_t daemon;
+
+                prepare_owning();
+                put("devices/system/memory/block_size_bytes", "8000000\n");
+                put("devices/system/node/node0/memory0", "");
+                put("devices/system/node/node0/memory1", "");
+                put("devices/system/node/node0/memory4", "");
+                snprintf(env, sizeof(env), "DAMON_PERFD_TEST_SYS_ROOT=%s", tmp_root);
+                test_workload_start(&w, "30");
+                damon_lines = cases[i].lines;
+                targets_value = "physical";
+                daemon = start_daemon(w.pid, "60", env);
+                damon_lines = "";
+                targets_value = NULL;
+                wait_socket();
+                view = view_once_started();
+                if (cases[i].reason) {
+                        ck_assert_str_eq(json_string_value(json_object_get(view, "role")), "observe_only");
+                        ck_assert_msg(strstr(json_string_value(json_object_get(view, "reason")), cases[i].reason),
+                                      "%s", json_string_value(json_object_get(view, "reason")));
+                        ck_assert_str_eq(fake_get("kdamonds/nr_kdamonds"), "0");
+                } else {
+                        ck_assert_str_eq(json_string_value(json_object_get(view, "role")), "owned");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/operations"), "paddr");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/filters/nr_filters"), "2");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/filters/0/type"), "addr");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/filters/0/addr_start"), "0");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/filters/0/addr_end"), "268435456");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/filters/1/addr_start"),
+                                         "536870912");
+                        ck_assert_str_eq(fake_get("kdamonds/0/contexts/0/schemes/1/filters/1/addr_end"), "671088640");
+                }
+                json_decref(view);
+                ck_assert_int_eq(stop_daemon(daemon), 0);
+                test_workload_stop(&w);
+                state_keeper_stop();
+                teardown();
+        }
+}
+END_TEST
+
 static Suite *damon_daemon_suite(void) {
         Suite *s = suite_create("damon-daemon");
         TCase *tc = tcase_create("core");
@@ -722,6 +800,7 @@ static Suite *damon_daemon_suite(void) {
         tcase_add_test(tc, test_own_follows_a_moved_hot_area_at_once);
         tcase_add_test(tc, test_foreign_kdamond_is_never_written);
         tcase_add_test(tc, test_scheme_the_kernel_lacks);
+        tcase_add_test(tc, test_node_filters_from_sysfs);
         tcase_add_test(tc, test_stop_behind_busy_state_is_noticed);
         suite_add_tcase(s, tc);
         return s;

@@ -3,6 +3,7 @@
  * (tests/damon-fake.h): every setting written in DAMON's units, each scheme
  * refused when the kernel lacks a file it needs (naming the config line and
  * the file, nothing left behind), removed on stop, the PMU-fed hot filter,
+ * the node filters made address filters over a fake sysfs's memory blocks,
  * and the read-back of schemes with their stats. */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "config.h"
 #include "config-scheme.h"
 #include "damon-control.h"
+#include "damon-node.h"
 #include "fileio.h"
 #include "macro.h"
 
@@ -497,6 +499,165 @@ START_TEST(test_read_schemes) {
 }
 END_TEST
 
+/* A fake machine's nodes below tmp_root: 128 MiB blocks, node 0 in blocks
+ * 0-2 and 5 (two pieces), node 1 in 3-4, node 2 without memory. */
+#define BLOCK UINT64_C(0x8000000)
+static void fake_nodes(void) {
+        put("devices/system/memory/block_size_bytes", "8000000\n");
+        for (unsigned b = 0; b < 6; b++) {
+                char rel[96];
+
+                snprintf(rel, sizeof(rel), "devices/system/node/node%u/memory%u", b == 3 || b == 4 ? 1 : 0, b);
+                put(rel, "");
+        }
+        /* Not memory blocks, though their names begin alike. */
+        put("devices/system/node/node0/memory_side_cache", "");
+        put("devices/system/node/node0/meminfo", "");
+        put("devices/system/node/node2/cpumap", "0\n");
+}
+
+/* A node's memory blocks are joined into pieces; every way a node can fail
+ * to give them is told apart. */
+START_TEST(test_node_memory) {
+        struct dp_range r[DP_DAMON_NODE_RANGES_MAX];
+
+        fake_nodes();
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 0, r), 2);
+        ck_assert_uint_eq(r[0].start, 0);
+        ck_assert_uint_eq(r[0].end, 3 * BLOCK);
+        ck_assert_uint_eq(r[1].start, 5 * BLOCK);
+        ck_assert_uint_eq(r[1].end, 6 * BLOCK);
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 1, r), 1);
+        ck_assert_uint_eq(r[0].start, 3 * BLOCK);
+        ck_assert_uint_eq(r[0].end, 5 * BLOCK);
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 2, r), -ENODATA);
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 7, r), -ENOENT);
+
+        /* Nine pieces: one filter each is too many. */
+        for (unsigned b = 10; b < 26; b += 2) {
+                char rel[96];
+
+                snprintf(rel, sizeof(rel), "devices/system/node/node2/memory%u", b);
+                put(rel, "");
+        }
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 2, r), DP_DAMON_NODE_RANGES_MAX);
+        put("devices/system/node/node2/memory30", "");
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 2, r), -E2BIG);
+
+        put("devices/system/memory/block_size_bytes", "lots\n");
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 0, r), -EBADMSG);
+        put("devices/system/memory/block_size_bytes", "0\n");
+        ck_assert_int_eq(dp_damon_node_memory(tmp_root, 0, r), -EBADMSG);
+}
+END_TEST
+
+static void assert_addr(const struct dp_scheme_filter *f, bool allow, bool matching, uint64_t start, uint64_t end) {
+        ck_assert_int_eq(f->type, DP_FILTER_ADDR);
+        ck_assert_int_eq(f->allow, allow);
+        ck_assert_int_eq(f->matching, matching);
+        ck_assert_uint_eq(f->start, start);
+        ck_assert_uint_eq(f->end, end);
+}
+
+/* node:N becomes one address filter per piece, !node:N one unmatched over a
+ * node in one piece or one per gap around a node in several, in the place
+ * the node filter stood. */
+START_TEST(test_node_filters_resolved) {
+        static const char *const texts[] = {
+                "migrate_hot target_nid=0 reject=anon reject=node:0 reject=!hot",
+                "migrate_cold target_nid=1 reject=!node:1",
+                "pageout reject=!node:0",
+                "lru_prio allow=node:1",
+        };
+        struct dp_damon_scheme out[DP_ARRAY_SIZE(texts)];
+        char why[256] = "";
+
+        fake_nodes();
+        parse_schemes(texts, DP_ARRAY_SIZE(texts));
+        ck_assert_int_eq(dp_damon_resolve_node_filters(tmp_root, schemes, DP_ARRAY_SIZE(texts), out, why,
+                                                       sizeof(why)), 0);
+        ck_assert_uint_eq(out[0].n_filters, 4);
+        ck_assert_int_eq(out[0].filters[0].type, DP_FILTER_ANON);
+        assert_addr(&out[0].filters[1], false, true, 0, 3 * BLOCK);
+        assert_addr(&out[0].filters[2], false, true, 5 * BLOCK, 6 * BLOCK);
+        ck_assert_int_eq(out[0].filters[3].type, DP_FILTER_HOT);
+        ck_assert_uint_eq(out[0].target_nid, 0);
+        ck_assert_str_eq(out[0].origin, "t.conf:7");
+        ck_assert_uint_eq(out[1].n_filters, 1);
+        assert_addr(&out[1].filters[0], false, false, 3 * BLOCK, 5 * BLOCK);
+        /* Node 0 starts at 0: no gap before it. */
+        ck_assert_uint_eq(out[2].n_filters, 2);
+        assert_addr(&out[2].filters[0], false, true, 3 * BLOCK, 5 * BLOCK);
+        assert_addr(&out[2].filters[1], false, true, 6 * BLOCK, UINT64_MAX);
+        ck_assert_uint_eq(out[3].n_filters, 1);
+        assert_addr(&out[3].filters[0], true, true, 3 * BLOCK, 5 * BLOCK);
+        /* What the configuration says stays as it was. */
+        ck_assert_int_eq(schemes[0].filters[1].type, DP_FILTER_NODE);
+}
+END_TEST
+
+/* A node filter the machine cannot give names the line, the filter and why;
+ * one whose pieces leave no room among the other filters too. */
+START_TEST(test_node_filters_refused) {
+        static const struct {
+                const char *scheme, *why;
+                int error;
+        } cases[] = {
+                { "migrate_hot target_nid=0 reject=node:7", "t.conf:7: Scheme=migrate_hot: reject=node:7: no such node",
+                  -ENOENT },
+                { "pageout reject=!node:2", "t.conf:7: Scheme=pageout: reject=!node:2: it has no memory blocks",
+                  -ENODATA },
+                { "pageout reject=anon reject=young reject=!anon reject=!young reject=target:0 reject=target:1 reject=memcg:/a "
+                  "reject=node:0", "t.conf:7: Scheme=pageout: its node filters take more than 8", -E2BIG },
+        };
+        struct dp_damon_scheme out[1];
+
+        fake_nodes();
+        for (size_t i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+                const char *text[] = { cases[i].scheme };
+                char why[256] = "";
+
+                parse_schemes(text, 1);
+                ck_assert_int_eq(dp_damon_resolve_node_filters(tmp_root, schemes, 1, out, why, sizeof(why)),
+                                 cases[i].error);
+                ck_assert_msg(strncmp(why, cases[i].why, strlen(cases[i].why)) == 0, "%s", why);
+        }
+}
+END_TEST
+
+/* The node filters as DAMON gets them: address filters in its units; one
+ * not resolved first is not written at all (DAMON has no such type). */
+START_TEST(test_node_filters_written) {
+        static const char *const text[] = { "migrate_hot target_nid=1 reject=node:1 reject=!hot" };
+        static const char *const expected[][2] = {
+                { CTX "schemes/1/filters/nr_filters", "2" },
+                { CTX "schemes/1/filters/0/type", "addr" },
+                { CTX "schemes/1/filters/0/matching", "Y" },
+                { CTX "schemes/1/filters/0/addr_start", "402653184" },
+                { CTX "schemes/1/filters/0/addr_end", "671088640" },
+                { CTX "schemes/1/filters/1/type", "addr" },
+                { CTX "schemes/1/filters/1/addr_start", "0" },
+        };
+        _cleanup_damon_fs_ struct dp_damon_fs *fs = NULL;
+        struct dp_damon_scheme resolved[1];
+        struct dp_damon_state st = {};
+        struct dp_damon_own_params p;
+        struct dp_damon_decision d;
+
+        fake_make(true);
+        fake_nodes();
+        fs = open_fake();
+        ck_assert_int_eq(own_with(fs, true, text, 1, &st), -EINVAL);
+        ck_assert_int_eq(dp_damon_resolve_node_filters(tmp_root, schemes, 1, resolved, NULL, 0), 0);
+        p = params(true, 1);
+        p.schemes = resolved;
+        d = decide(fs, DP_DAMON_OWN, -1, true);
+        ck_assert_int_eq(dp_damon_own_start(fs, &d, &p, state_path(), &st), 0);
+        assert_files(expected, DP_ARRAY_SIZE(expected));
+        ck_assert_int_eq(dp_damon_restore(fs, &st, state_path()), 0);
+}
+END_TEST
+
 static Suite *damon_schemes_suite(void) {
         Suite *s = suite_create("damon-schemes");
         TCase *tc = tcase_create("core");
@@ -512,6 +673,10 @@ static Suite *damon_schemes_suite(void) {
         tcase_add_test(tc, test_hot_filter_sampled);
         tcase_add_test(tc, test_hot_filter_hold);
         tcase_add_test(tc, test_read_schemes);
+        tcase_add_test(tc, test_node_memory);
+        tcase_add_test(tc, test_node_filters_resolved);
+        tcase_add_test(tc, test_node_filters_refused);
+        tcase_add_test(tc, test_node_filters_written);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -194,6 +194,29 @@ START_TEST(test_daemon_rejects_bad_options) {
 }
 END_TEST
 
+/* --check-config holds the schemes' node filters against this machine's
+ * nodes: one it lacks is a warning (the file may be meant for another), and
+ * the configuration still prints. */
+START_TEST(test_check_config_warns_of_missing_node) {
+        const char *daemon = getenv("DP_DAEMON");
+        char path[] = "/tmp/dp-check-node-XXXXXX", arg[64], *log = malloc(1 << 16);
+        char *argv[] = { (char *) daemon, arg, "--check-config", NULL };
+        int fd = mkstemp(path);
+
+        ck_assert_int_ge(fd, 0);
+        dprintf(fd, "[Tracking]\nTargets=physical\n[DAMON]\nMode=own\n"
+                    "Scheme=migrate_hot target_nid=0 reject=node:65535 reject=!hot\n");
+        close(fd);
+        snprintf(arg, sizeof(arg), "--config=%s", path);
+        ck_assert_int_eq(run_daemon(argv, log, 1 << 16), 0);
+        ck_assert_msg(strstr(log, "warning: on this machine: ") &&
+                      strstr(log, ":5: Scheme=migrate_hot: reject=node:65535: no such node in /sys/devices/system/node"),
+                      "%s", log);
+        unlink(path);
+        free(log);
+}
+END_TEST
+
 /* --duration takes a time span as the configuration file does: a fraction
  * of a second runs that long, and exits 0. */
 START_TEST(test_duration_takes_timespans) {
@@ -403,6 +426,7 @@ int main(void) {
         tcase_set_timeout(tc, 90);
         tcase_add_test(tc, test_daemon_finds_hot_area);
         tcase_add_test(tc, test_daemon_rejects_bad_options);
+        tcase_add_test(tc, test_check_config_warns_of_missing_node);
         tcase_add_test(tc, test_duration_takes_timespans);
         tcase_add_test(tc, test_daemon_replays_a_capture);
         tcase_add_test(tc, test_failed_cpu_is_isolated);

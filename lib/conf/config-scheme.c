@@ -35,6 +35,7 @@ static const char *const filter_names[] = {
         [DP_FILTER_ADDR] = "addr",
         [DP_FILTER_TARGET] = "target",
         [DP_FILTER_HOT] = "hot",
+        [DP_FILTER_NODE] = "node",
 };
 
 _Static_assert(DP_ARRAY_SIZE(action_names) == _DP_SCHEME_ACTION_MAX, "every action named");
@@ -74,11 +75,20 @@ void dp_scheme_init(struct dp_damon_scheme *s) {
         };
 }
 
-const struct dp_scheme_filter *dp_scheme_hot_filter(const struct dp_damon_scheme *s) {
+static const struct dp_scheme_filter *filter_of_type(const struct dp_damon_scheme *s,
+                                                    enum dp_scheme_filter_type type) {
         for (size_t i = 0; i < s->n_filters; i++)
-                if (s->filters[i].type == DP_FILTER_HOT)
+                if (s->filters[i].type == type)
                         return &s->filters[i];
         return NULL;
+}
+
+const struct dp_scheme_filter *dp_scheme_hot_filter(const struct dp_damon_scheme *s) {
+        return filter_of_type(s, DP_FILTER_HOT);
+}
+
+const struct dp_scheme_filter *dp_scheme_node_filter(const struct dp_damon_scheme *s) {
+        return filter_of_type(s, DP_FILTER_NODE);
 }
 
 /* ---- values ---- */
@@ -213,7 +223,7 @@ static int parse_goal(const char *v, struct dp_scheme_goal *ret) {
         node = m == DP_GOAL_NODE_MEM_USED_BP || m == DP_GOAL_NODE_MEM_FREE_BP;
         if ((n == 3) != node)
                 return -EINVAL;
-        if (node && dp_parse_u64_in(f[2], 0, 65535, &nid) < 0)
+        if (node && dp_parse_u64_in(f[2], 0, DP_SCHEME_MAX_NID, &nid) < 0)
                 return -EINVAL;
         if (dp_parse_u64_in(f[1], 1, m == DP_GOAL_HOT_FRACTION ? 10000 : UINT32_MAX, &ret->target) < 0)
                 return -EINVAL;
@@ -281,6 +291,12 @@ static int parse_filter(const char *v, bool allow, struct dp_scheme_filter *ret)
         }
         case DP_FILTER_TARGET:
                 if (!arg || dp_parse_u32_in(arg, 0, 65535, &f.target_idx) < 0)
+                        return -EINVAL;
+                break;
+        case DP_FILTER_NODE:
+                /* Written as address filters, several for a node in pieces:
+                 * as for hot, allow=! would take them all at once. */
+                if (!arg || dp_parse_u32_in(arg, 0, DP_SCHEME_MAX_NID, &f.nid) < 0 || (!f.matching && f.allow))
                         return -EINVAL;
                 break;
         default:
@@ -355,7 +371,7 @@ static int parse_word(const char *key, const char *v, struct dp_damon_scheme *s,
 
         if (strcmp(key, "target_nid") == 0) {
                 *expected = "a NUMA node between 0 and 65535";
-                if (dp_parse_u32_in(v, 0, 65535, &nid) < 0)
+                if (dp_parse_u32_in(v, 0, DP_SCHEME_MAX_NID, &nid) < 0)
                         return -EINVAL;
                 s->target_nid = (int32_t) nid;
                 return 0;
@@ -405,8 +421,8 @@ static int parse_word(const char *key, const char *v, struct dp_damon_scheme *s,
                 return parse_wmarks(v, s);
         }
         if (strcmp(key, "allow") == 0 || strcmp(key, "reject") == 0) {
-                *expected = "[!]anon, [!]young, [!]memcg:/PATH, [!]addr:START-END, [!]target:INDEX, hot or "
-                            "(reject only) !hot (at most 8 filters, one hot)";
+                *expected = "[!]anon, [!]young, [!]memcg:/PATH, [!]addr:START-END, [!]target:INDEX, hot, node:NID "
+                            "or (reject only) !hot, !node:NID (at most 8 filters, one hot)";
                 return add_filter(v, key[0] == 'a', s);
         }
         *expected = NULL;
@@ -548,6 +564,8 @@ static void put_filter(struct out *o, const struct dp_scheme_filter *f) {
                 put(o, ":0x%" PRIx64 "-0x%" PRIx64, f->start, f->end);
         else if (f->type == DP_FILTER_TARGET)
                 put(o, ":%u", f->target_idx);
+        else if (f->type == DP_FILTER_NODE)
+                put(o, ":%u", f->nid);
 }
 
 static void put_quotas(struct out *o, const struct dp_damon_scheme *s) {
@@ -611,6 +629,9 @@ int dp_config_check_schemes(const struct dp_config *c, char *why, size_t size) {
                 if (paddr && (s->action == DP_SCHEME_HUGEPAGE || s->action == DP_SCHEME_NOHUGEPAGE))
                         return explain(why, size, "%s: Scheme=%s needs process targets (DAMON's vaddr operations), "
                                        "not Targets=physical", origin, name);
+                if (dp_scheme_node_filter(s) && !paddr)
+                        return explain(why, size, "%s: Scheme=%s with a node filter needs Targets=physical: a node's "
+                                       "memory is a range of physical addresses", origin, name);
                 if (dp_scheme_hot_filter(s) && !paddr && c->damon_max_targets != 1)
                         return explain(why, size, "%s: Scheme=%s with a hot filter needs Targets=physical or "
                                        "[DAMON] MaxTargets=1: an address filter applies to every target's "

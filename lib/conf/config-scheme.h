@@ -22,7 +22,7 @@ const char *dp_scheme_action_name(enum dp_scheme_action a);
 const char *dp_scheme_goal_metric_name(enum dp_scheme_goal_metric m);
 /* What DAMON's target_metric file takes: user_input for hot_fraction. */
 const char *dp_scheme_goal_kernel_metric(enum dp_scheme_goal_metric m);
-/* "anon" "memcg" "young" "addr" "target" "hot" */
+/* "anon" "memcg" "young" "addr" "target" "hot" "node" */
 const char *dp_scheme_filter_type_name(enum dp_scheme_filter_type t);
 
 /* The scheme a value starts from: action stat, every access pattern, no
@@ -36,8 +36,10 @@ int dp_scheme_parse(const char *value, struct dp_damon_scheme *ret, char *why, s
 /* The canonical form; 0 or -ENOBUFS. */
 int dp_scheme_format(const struct dp_damon_scheme *s, char *buf, size_t size);
 
-/* Whether the scheme's filters include the daemon-fed hot ranges. */
+/* The scheme's first filter over the daemon-fed hot ranges, or NULL. */
 const struct dp_scheme_filter *dp_scheme_hot_filter(const struct dp_damon_scheme *s);
+/* The scheme's first filter over a NUMA node's memory, or NULL. */
+const struct dp_scheme_filter *dp_scheme_node_filter(const struct dp_damon_scheme *s);
 
 /* What the schemes need of the other settings: Mode=own (an attached
  * kdamond's schemes are its administrator's), the operations Targets= picks

@@ -30,6 +30,7 @@ enum dp_damon_goal {
 #define DP_CONFIG_MAX_SCHEMES 8
 #define DP_SCHEME_MAX_GOALS 4
 #define DP_SCHEME_MAX_FILTERS 8
+#define DP_SCHEME_MAX_NID 65535         /* target_nid=, goal nodes, node filters */
 #define DP_SCHEME_ORIGIN_MAX 96         /* "file:line" */
 #define DP_SCHEME_MEMCG_MAX 128
 
@@ -60,6 +61,7 @@ enum dp_scheme_filter_type {
         DP_FILTER_ADDR,                 /* [addr_start, addr_end) */
         DP_FILTER_TARGET,               /* DAMON target index */
         DP_FILTER_HOT,                  /* addr filters kept up to date with the PMU's hot ranges */
+        DP_FILTER_NODE,                 /* addr filters over a NUMA node's memory (nid) */
         _DP_FILTER_TYPE_MAX,
 };
 
@@ -86,6 +88,7 @@ struct dp_scheme_filter {
         bool matching;                  /* false: "!" */
         uint64_t start, end;            /* addr */
         uint32_t target_idx;
+        uint32_t nid;                   /* node */
         char memcg_path[DP_SCHEME_MEMCG_MAX];
 };
 

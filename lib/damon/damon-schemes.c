@@ -264,8 +264,13 @@ static int write_filters(struct damon_writer *w, const struct dp_damon_own_param
         uint64_t unit;
         int r;
 
-        for (size_t i = 0; i < s->n_filters; i++)
+        for (size_t i = 0; i < s->n_filters; i++) {
+                /* DAMON has no node filter: dp_damon_resolve_node_filters()
+                 * turns them into address filters first. */
+                if (s->filters[i].type == DP_FILTER_NODE)
+                        return -EINVAL;
                 total += filter_entries(&s->filters[i], nr_hot);
+        }
         if (s->n_filters == 0)
                 return 0;
         r = damon_ctx_addr_unit(w, &unit);
