@@ -10,8 +10,9 @@
 # update 1 s, regions 10 to 1000) and the same two schemes:
 #   migrate_hot  target_nid=0 nr_accesses 2-max          quota 32 MiB/s
 #   migrate_cold target_nid=1 nr_accesses 0-0 age >= 5 s quota 16 MiB/s
-# each rejecting its target node's memory (an address filter over it,
-# DP_TIER_SKIP_TARGET_NODE=1, the default), as a careful user writes them:
+# each rejecting its target node's memory (an address filter over it, the
+# daemon's a reject=node:N it turns into one; DP_TIER_SKIP_TARGET_NODE=1,
+# the default), as a careful user writes them:
 # DAMOS charges a region's size to the quota however few of its pages it
 # moved, and pages already on the target node are not moved.  Without it,
 # the hot pages moved up took migrate_hot's quota every second (quota
@@ -49,6 +50,7 @@
 # the physical address a paddr hint needs).  One line per arm and rep:
 #   DP-QEMU: TIER arm=damon|daemon|daemon-wide rep=N hot_pages=N ... to90_s=S hot_fast=F
 #            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
+#            hot_span_mib=N (the hot pages' physical spread, first to last)
 #            samples_per_s=N (daemon arms: the daemon's sample rate halfway)
 #   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast/cold_fast=F/N@S,... (each second)
 # read by tools/bench_tier.py.
@@ -152,12 +154,10 @@ skip_node_filter() {
         write_file "$3" "$1/filters/0/addr_end"
 }
 
-# skip_node_word NODE: the same as a Scheme= filter word, or nothing.
+# skip_node_word NODE: the same as a Scheme= filter word (the daemon finds
+# the node's memory blocks itself), or nothing.
 skip_node_word() {
-        [ "$TIER_SKIP_TARGET_NODE" = 1 ] || return 0
-        # shellcheck disable=SC2046 # START END, two words
-        set -- $(node_span "$1")
-        [ $# = 2 ] && echo "reject=addr:$1-$2"
+        if [ "$TIER_SKIP_TARGET_NODE" = 1 ]; then echo "reject=node:$1"; fi
 }
 
 # tier_scheme DIR ACTION NID NR_MIN NR_MAX AGE_MIN QUOTA_BYTES
@@ -324,8 +324,14 @@ tier_arm() {
                 done
         fi
         summary=$(grep '^TIER ' "$out" | cut -d' ' -f2-)
+        # How far apart in physical memory the hot pages lie, first to last
+        # (a fresh boot's first workload gets them in one stretch; later
+        # ones, among the frames earlier workloads freed).
+        # shellcheck disable=SC2046 # LO HI, two words
+        set -- $(sed -n 's/^workload: physical: hot 0x\([0-9a-f]*\)-0x\([0-9a-f]*\),.*/\1 \2/p' "$out.err")
+        hot_span=$([ $# = 2 ] && echo $(((0x$2 - 0x$1) >> 20)) || echo -1)
         echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu" \
-                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0)) damon_ran=$damon_ran" \
+                "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0)) damon_ran=$damon_ran hot_span_mib=$hot_span" \
                 "samples_per_s=$(cat /run/tier-rate 2>/dev/null || echo 0)"
         echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
                 split($2, t, "="); split($3, f, "="); split($4, c, "=");
