@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from bench_tier import bench_tier
+from bench_tier import LAYOUTS, bench_tier
 from bench_value import bench_value
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -743,12 +743,19 @@ def main():
     ap.add_argument("--boots", type=int, default=1,
                     help="tier: guests booted for each layout, --reps repetitions in each, medians over all "
                          "(default 1): runs within one boot share its memory layout and are not independent")
+    ap.add_argument("--tier-layouts", default=",".join(LAYOUTS),
+                    help="tier: a comma-separated subset of %s (default: all; reclaim runs in the first)"
+                         % ",".join(LAYOUTS))
     ap.add_argument("--replay-samples", type=int, default=5_000_000, help="samples the capture holds at least")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(MEASURES))
     ap.add_argument("--rates", help="with rates: a comma-separated subset of " + ",".join(r[0] for r in RATES))
     a = ap.parse_args()
     if a.boots < 1 or a.reps < 1:
         ap.error("--boots and --reps want at least 1")
+    a.tier_layouts = a.tier_layouts.split(",")
+    if not a.tier_layouts or any(x not in LAYOUTS for x in a.tier_layouts):
+        ap.error("unknown layout(s) in --tier-layouts %s: known are %s" % (",".join(a.tier_layouts),
+                                                                           ",".join(LAYOUTS)))
     if a.rates and any(r not in [x[0] for x in RATES] for r in a.rates.split(",")):
         ap.error("unknown rate(s) in --rates %s: known are %s" % (a.rates, ",".join(r[0] for r in RATES)))
     a.build = os.path.abspath(a.build)

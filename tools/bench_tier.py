@@ -3,10 +3,12 @@
 DAMON alone and DAMON with damon-perfd, the same schemes in both, in the
 project's qemu guest with two NUMA nodes and a swap disk
 (tests/qemu/tier.sh, DP_TIER=full DP_RECLAIM=full), the arms alternating
-within one boot, --reps times; then another boot for tiering with the hot
-set in pieces among the cold pages (LAYOUTS).  With --boots N, N boots of
-each layout (reclaim in the first only), medians over all their runs:
-within a boot the runs share where its free memory lay, so boots differ
+within one boot, --reps times; then a boot for each further layout of the
+hot set (LAYOUTS, --tier-layouts): in pieces among the cold pages, and in
+one stretch again with the workload's page faults, the daemon's samples,
+at 1000 a second instead of 200.  With --boots N, N boots of each layout
+(reclaim in the first of the first layout only), medians over all their
+runs: within a boot the runs share where its free memory lay, so boots differ
 more than runs do.  ours = DAMON with the daemon, peer = DAMON alone.
 """
 
@@ -31,15 +33,28 @@ def parse_console(path):
     return out
 
 
-# The hot set's layouts in physical memory (tests/qemu/tier.sh): one stretch
-# above the cold area, and 8 pieces scattered through a cold area three
-# times the size, as a long-running heap's hot objects lie.
-LAYOUTS = {"stretch": "", "pieces": "DP_TIER_PIECES=8 DP_TIER_COLD_MIB=192"}
+# With the hot set in pieces and the kernel's NUMA balancing off, DAMON
+# alone often has not moved 90% of it up in 40 s: the arms are longer, so
+# that a time to compare is there more often than "never".
+PIECES_SECONDS = 80
+
+# The hot set's layouts in physical memory (tests/qemu/tier.sh), each with
+# the guest's settings and an arm's seconds: one stretch above the cold
+# area; 8 pieces scattered through a cold area three times the size, as a
+# long-running heap's hot objects lie; and the stretch with 1000 samples a
+# second, still below the thousands a second per CPU a hardware PMU takes
+# (at 200, the daemon needs a second or more of samples to outline the hot
+# set, and DAMON alone often finds it in less).
+LAYOUTS = {
+    "stretch": ("", 40),
+    "pieces": ("DP_TIER_PIECES=8 DP_TIER_COLD_MIB=192", PIECES_SECONDS),
+    "stretch-1k": ("DP_TIER_FAULTS_PER_S=1000", 40),
+}
 
 
 def run_guest(build, reps, seconds, timeout_s, layout="stretch", reclaim=True):
     """Boots the guest for the tiering case in @layout (and the reclaim case)."""
-    append = "DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d %s" % (reps, seconds, LAYOUTS[layout])
+    append = "DP_TIER=full DP_TIER_REPS=%d DP_TIER_SECONDS=%d %s" % (reps, seconds, LAYOUTS[layout][0])
     if reclaim:
         append += " DP_RECLAIM=full DP_RECLAIM_REPS=%d DP_RECLAIM_SECONDS=%d" % (reps, seconds)
     env = dict(os.environ, DP_QEMU_NUMA="1", DP_QEMU_SWAP_MIB="512", DP_QEMU_APPEND=append,
@@ -85,7 +100,8 @@ def per_boot(lines, arm, key, conv=float):
 
 
 def tier_rows(row, ours, peer, arm="daemon", layout="stretch", boots=1):
-    where = " [%s%s]" % (arm, "" if layout == "stretch" else ", hot set in %s" % layout)
+    where = " [%s%s]" % (arm, {"stretch": "", "pieces": ", hot set in pieces",
+                                "stretch-1k": ", 1000 samples a second"}.get(layout, ", " + layout))
     tag = where + runs_tag(len(ours), boots)
     rows = []
     o, p = med(ours, "to90_s", seconds), med(peer, "to90_s", seconds)
@@ -118,8 +134,8 @@ def tier_rows(row, ours, peer, arm="daemon", layout="stretch", boots=1):
                     med(peer, "kdamond_cpu_s"), "DAMON alone", None, "info", None))
     rows.append(row("tier: daemon CPU over the run" + tag, med(ours, "daemon_cpu_s"), "s", None, "", None, "info",
                     None))
-    # Page faults besides the workload's 200 write-protected stores a second
-    # (the guest's own processes) are samples too, of other memory.
+    # Page faults besides the workload's write-protected stores (200 or 1000
+    # a second) are samples too, of other memory (the guest's own processes).
     rows.append(row("tier: the daemon's samples a second, halfway" + tag, med(ours, "samples_per_s"), "", None, "",
                     None, "info", None))
     if boots > 1:
@@ -159,12 +175,6 @@ def reclaim_rows(row, ours, peer, reps):
     return rows
 
 
-# With the hot set in pieces and the kernel's NUMA balancing off, DAMON
-# alone often has not moved 90% of it up in 40 s: the arms are longer, so
-# that a time to compare is there more often than "never".
-PIECES_SECONDS = 80
-
-
 def boot_guests(a, seconds, timeout_s, layout, reclaim_first):
     """--boots guests for @layout, each line tagged with its boot (1, 2, ...);
     the reclaim case in the first only."""
@@ -177,30 +187,30 @@ def boot_guests(a, seconds, timeout_s, layout, reclaim_first):
     return out
 
 
-def bench_tier(a, raw, row, seconds_per_arm=40):
-    lines = boot_guests(a, seconds_per_arm, lambda reclaim: 180 + (5 if reclaim else 3) * (seconds_per_arm + 40)
-                        * a.reps, "stretch", True)
-    pieces = boot_guests(a, PIECES_SECONDS, lambda reclaim: 180 + 3 * (PIECES_SECONDS + 40) * a.reps, "pieces",
-                         False)
-    raw["tier"] = lines
-    raw["tier_pieces"] = pieces
+def bench_tier(a, raw, row):
+    got = {}
+    for i, layout in enumerate(a.tier_layouts):
+        secs = LAYOUTS[layout][1]
+        got[layout] = boot_guests(a, secs, lambda reclaim, s=secs: 180 + (5 if reclaim else 3) * (s + 40) * a.reps,
+                                  layout, i == 0)
+        raw["tier" if layout == "stretch" else "tier_" + layout.replace("-", "_")] = got[layout]
     rows = []
-    left_out = [x for x in lines + pieces if not usable(x)]
+    left_out = [x for xs in got.values() for x in xs if not usable(x)]
     if left_out:
         rows.append(row("runs left out of the medians below: kdamond never ran (%s)" % ", ".join(
             "%s %s rep %s" % (x["kind"], x.get("arm"), x.get("rep")) for x in left_out), len(left_out), "", None, "",
             None, "none", False))
-    lines = [x for x in lines if usable(x)]
-    pieces = [x for x in pieces if usable(x)]
-    for layout, got in (("stretch", lines), ("pieces", pieces)):
-        peer = [x for x in got if x["kind"] == "tier" and x.get("arm") == "damon" and "to90_s" in x]
+    got = {layout: [x for x in xs if usable(x)] for layout, xs in got.items()}
+    for layout, lines in got.items():
+        peer = [x for x in lines if x["kind"] == "tier" and x.get("arm") == "damon" and "to90_s" in x]
         for arm in ("daemon", "daemon-wide"):
-            ours = [x for x in got if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
+            ours = [x for x in lines if x["kind"] == "tier" and x.get("arm") == arm and "to90_s" in x]
             if ours and peer:
                 rows += tier_rows(row, ours, peer, arm, layout, a.boots)
             else:
                 rows.append(row("tier [%s, %s]: the guest printed no TIER lines for both arms" % (arm, layout), None,
                                 "", None, "", None, "runs", False))
+    lines = got[a.tier_layouts[0]]
     ours = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "daemon" and "majflt" in x]
     peer = [x for x in lines if x["kind"] == "reclaim" and x.get("arm") == "damon" and "majflt" in x]
     if ours and peer:
