@@ -96,6 +96,15 @@ TIER_SETTLE_S=${DP_TIER_SETTLE_S:-1}
 TIER_SKIP_TARGET_NODE=${DP_TIER_SKIP_TARGET_NODE:-1}
 TIER_WARM_UP=${DP_TIER_WARM_UP:-1}
 
+# no_kdamond_yet: what the daemon saw when it had no kdamond on after 30 s
+# (a reclaim run in the session-20 bench, and one in six of a guest's: the
+# daemon logged no commit while its target ran; its counters tell whether
+# any sample of the target reached the tracker).
+no_kdamond_yet() {
+        info "the daemon has no kdamond on after 30 s"
+        { damonctl stats; damonctl damon; } 2>&1 | head -n 80 | sed "s/^/DP-QEMU: LOG $arm no kdamond: /"
+}
+
 # Until kdamond 0 is on (at most 30 s): the daemon's arms start measuring
 # once the daemon has its kdamond.
 wait_kdamond_on() {
@@ -250,7 +259,7 @@ tier_start_arm() {
                 # Traced, its debug log too: when each commit went in.
                 start_daemon /run/tier.conf ${DP_TIER_TRACE:+"--verbose"}
                 # Every arm's kdamond runs before the use starts.
-                wait_kdamond_on || info "the daemon has no kdamond on after 30 s"
+                wait_kdamond_on || no_kdamond_yet
         else
                 why=$(tier_damon_start) || info "DAMON alone did not start: $why"
         fi
@@ -461,8 +470,8 @@ reclaim_arm() {
         # which in this guest is as likely the test's own shell.
         if [ "$arm" = daemon ]; then
                 reclaim_conf "$wl_job"
-                start_daemon /run/reclaim.conf
-                wait_kdamond_on || info "the daemon has no kdamond on after 30 s"
+                start_daemon /run/reclaim.conf ${DP_TIER_TRACE:+"--verbose"}
+                wait_kdamond_on || no_kdamond_yet
         else
                 why=$(damon_alone_start "$wl_job" 1000 pageout 0 20) || info "DAMON alone did not start: $why"
         fi
