@@ -151,6 +151,12 @@ START_TEST(test_pick_targets_and_hot_fraction) {
         ck_assert_uint_eq(dp_damon_pick_targets(&s, 1, pick), 1);
         ck_assert_uint_eq(pick[0], 10);
         ck_assert_uint_eq(dp_damon_pick_targets(&s, 0, pick), 0);
+        /* Samples in the current aggregation only (a reader's whole poll
+         * drained into it, the last one closed empty) count too. */
+        r[2].nr_samples = 40;
+        ck_assert_uint_eq(dp_damon_pick_targets(&s, 4, pick), 3);
+        ck_assert_uint_eq(pick[2], 20);
+        r[2].nr_samples = 0;
 
         ck_assert_ptr_eq(dp_snapshot_find_target(&s, 20), &t[1]);
         ck_assert_ptr_null(dp_snapshot_find_target(&s, 21));
