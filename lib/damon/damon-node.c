@@ -70,7 +70,8 @@ static int list_blocks(DIR *d, uint64_t **ret, size_t *ret_n) {
                 }
                 v[n++] = (uint64_t) i;
         }
-        qsort(v, n, sizeof(*v), cmp_u64);
+        if (n > 1)
+                qsort(v, n, sizeof(*v), cmp_u64);
         *ret = DP_TAKE_PTR(v);
         *ret_n = n;
         return 0;
