@@ -43,15 +43,10 @@ static long long block_index(const char *name) {
         return (long long) i;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-
-        return (x > y) - (x < y);
-}
-
-/* The indexes of the memoryN entries of @d, ascending, into *@ret. */
-static int list_blocks(DIR *d, uint64_t **ret, size_t *ret_n) {
-        _cleanup_free_ uint64_t *v = NULL;
+/* The memoryN entries of @d as the byte ranges of their @size blocks, in
+ * readdir's order, into *@ret. */
+static int list_blocks(DIR *d, uint64_t size, struct dp_range **ret, size_t *ret_n) {
+        _cleanup_free_ struct dp_range *v = NULL;
         size_t n = 0, cap = 0;
         struct dirent *de;
 
@@ -60,18 +55,18 @@ static int list_blocks(DIR *d, uint64_t **ret, size_t *ret_n) {
 
                 if (i < 0)
                         continue;
+                if ((uint64_t) i > UINT64_MAX / size - 1)
+                        return -EBADMSG;
                 if (n == cap) {
-                        uint64_t *grown = reallocarray(v, cap ? cap * 2 : 64, sizeof(*v));
+                        struct dp_range *grown = reallocarray(v, cap ? cap * 2 : 64, sizeof(*v));
 
                         if (!grown)
                                 return -ENOMEM;
                         v = grown;
                         cap = cap ? cap * 2 : 64;
                 }
-                v[n++] = (uint64_t) i;
+                v[n++] = (struct dp_range) { (uint64_t) i * size, ((uint64_t) i + 1) * size };
         }
-        if (n > 1)
-                qsort(v, n, sizeof(*v), cmp_u64);
         *ret = DP_TAKE_PTR(v);
         *ret_n = n;
         return 0;
@@ -79,10 +74,10 @@ static int list_blocks(DIR *d, uint64_t **ret, size_t *ret_n) {
 
 int dp_damon_node_memory(const char *sys_root, uint32_t nid, struct dp_range *ret) {
         _cleanup_closedir_ DIR *d = NULL;
-        _cleanup_free_ uint64_t *blocks = NULL;
+        _cleanup_free_ struct dp_range *blocks = NULL;
         char path[PATH_MAX];
         uint64_t size;
-        size_t nb, n = 0;
+        size_t n;
         int r;
 
         snprintf(path, sizeof(path), "%s/devices/system/node/node%u", sys_root, nid);
@@ -91,24 +86,17 @@ int dp_damon_node_memory(const char *sys_root, uint32_t nid, struct dp_range *re
                 return dp_negative_errno();
         r = read_block_size(sys_root, &size);
         if (r == 0)
-                r = list_blocks(d, &blocks, &nb);
+                r = list_blocks(d, size, &blocks, &n);
+        /* Sorted, and adjacent blocks joined into the node's pieces. */
+        if (r == 0 && n > 0)
+                r = dp_ranges_coalesce(blocks, n, &n);
         if (r < 0)
                 return r;
-        if (nb == 0)
+        if (n == 0)
                 return -ENODATA;
-        if (blocks[nb - 1] > UINT64_MAX / size - 1)
-                return -EBADMSG;
-        for (size_t i = 0; i < nb; i++) {
-                uint64_t start = blocks[i] * size;
-
-                if (n > 0 && ret[n - 1].end == start) {
-                        ret[n - 1].end += size;
-                        continue;
-                }
-                if (n == DP_DAMON_NODE_RANGES_MAX)
-                        return -E2BIG;
-                ret[n++] = (struct dp_range) { start, start + size };
-        }
+        if (n > DP_DAMON_NODE_RANGES_MAX)
+                return -E2BIG;
+        memcpy(ret, blocks, n * sizeof(*ret));
         return (int) n;
 }
 
