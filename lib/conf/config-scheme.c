@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config-scheme.h"
+#include "explain.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "time-util.h"
@@ -313,17 +314,6 @@ static int parse_filter(const char *v, bool allow, struct dp_scheme_filter *ret)
 
 /* ---- words ---- */
 
-_Pragma("GCC diagnostic push")
-_Pragma("GCC diagnostic ignored \"-Wformat-nonliteral\"")
-static int __attribute__((format(printf, 3, 4))) explain(char *why, size_t size, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(why, size, fmt, ap);
-        va_end(ap);
-        return -EINVAL;
-}
-_Pragma("GCC diagnostic pop")
 
 static int parse_u64_word(const char *v, uint64_t max, uint64_t *ret) {
         return dp_parse_u64_in(v, 0, max, ret) < 0 ? -EINVAL : 0;
@@ -433,11 +423,11 @@ static int check_scheme(const struct dp_damon_scheme *s, char *why, size_t size)
         bool migrate = s->action == DP_SCHEME_MIGRATE_HOT || s->action == DP_SCHEME_MIGRATE_COLD;
 
         if (migrate && s->target_nid < 0)
-                return explain(why, size, "%s needs target_nid=NODE", action_names[s->action]);
+                return dp_explain(-EINVAL, why, size, "%s needs target_nid=NODE", action_names[s->action]);
         if (!migrate && s->target_nid >= 0)
-                return explain(why, size, "target_nid= applies to migrate_hot and migrate_cold only");
+                return dp_explain(-EINVAL, why, size, "target_nid= applies to migrate_hot and migrate_cold only");
         if (s->nr_accesses.unit == DP_UNIT_PERCENT && s->nr_accesses.max != UINT64_MAX && s->nr_accesses.max > 100)
-                return explain(why, size, "nr_accesses percentages go up to 100%%");
+                return dp_explain(-EINVAL, why, size, "nr_accesses percentages go up to 100%%");
         return 0;
 }
 
@@ -449,7 +439,7 @@ int dp_scheme_parse(const char *value, struct dp_damon_scheme *ret, char *why, s
 
         dp_scheme_init(&s);
         if (a < 0)
-                return explain(why, why_size, "word '%.*s': expected an action first: stat, pageout, lru_prio, "
+                return dp_explain(-EINVAL, why, why_size, "word '%.*s': expected an action first: stat, pageout, lru_prio, "
                                "lru_deprio, migrate_hot, migrate_cold, hugepage or nohugepage", (int) len, p);
         s.action = (enum dp_scheme_action) a;
         for (p += len, p += strspn(p, " \t"); *p; p += strspn(p, " \t")) {
@@ -460,19 +450,19 @@ int dp_scheme_parse(const char *value, struct dp_damon_scheme *ret, char *why, s
 
                 len = strcspn(p, " \t");
                 if (len >= sizeof(word))
-                        return explain(why, why_size, "word '%.32s...': too long", p);
+                        return dp_explain(-EINVAL, why, why_size, "word '%.32s...': too long", p);
                 memcpy(word, p, len);
                 word[len] = '\0';
                 p += len;
                 eq = strchr(word, '=');
                 if (!eq)
-                        return explain(why, why_size, "word '%s': expected KEY=VALUE", word);
+                        return dp_explain(-EINVAL, why, why_size, "word '%s': expected KEY=VALUE", word);
                 *eq = '\0';
                 r = parse_word(word, eq + 1, &s, &expected);
                 if (r == -ENOENT)
-                        return explain(why, why_size, "word '%s=%s': unknown key '%s'", word, eq + 1, word);
+                        return dp_explain(-EINVAL, why, why_size, "word '%s=%s': unknown key '%s'", word, eq + 1, word);
                 if (r < 0)
-                        return explain(why, why_size, "word '%s=%s': expected %s", word, eq + 1, expected);
+                        return dp_explain(-EINVAL, why, why_size, "word '%s=%s': expected %s", word, eq + 1, expected);
         }
         if (check_scheme(&s, why, why_size) < 0)
                 return -EINVAL;
@@ -621,19 +611,19 @@ int dp_config_check_schemes(const struct dp_config *c, char *why, size_t size) {
                 const char *origin = s->origin[0] ? s->origin : "configuration", *name = action_names[s->action];
 
                 if (c->damon_mode != DP_DAMON_OWN)
-                        return explain(why, size, "%s: Scheme=%s needs [DAMON] Mode=own: the schemes of a kdamond "
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs [DAMON] Mode=own: the schemes of a kdamond "
                                        "the daemon attaches to stay its administrator's", origin, name);
                 if (!paddr && (s->action == DP_SCHEME_LRU_PRIO || s->action == DP_SCHEME_LRU_DEPRIO))
-                        return explain(why, size, "%s: Scheme=%s needs Targets=physical (DAMON's paddr operations)",
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs Targets=physical (DAMON's paddr operations)",
                                        origin, name);
                 if (paddr && (s->action == DP_SCHEME_HUGEPAGE || s->action == DP_SCHEME_NOHUGEPAGE))
-                        return explain(why, size, "%s: Scheme=%s needs process targets (DAMON's vaddr operations), "
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs process targets (DAMON's vaddr operations), "
                                        "not Targets=physical", origin, name);
                 if (dp_scheme_node_filter(s) && !paddr)
-                        return explain(why, size, "%s: Scheme=%s with a node filter needs Targets=physical: a node's "
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s with a node filter needs Targets=physical: a node's "
                                        "memory is a range of physical addresses", origin, name);
                 if (dp_scheme_hot_filter(s) && !paddr && c->damon_max_targets != 1)
-                        return explain(why, size, "%s: Scheme=%s with a hot filter needs Targets=physical or "
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s with a hot filter needs Targets=physical or "
                                        "[DAMON] MaxTargets=1: an address filter applies to every target's "
                                        "address space alike", origin, name);
         }

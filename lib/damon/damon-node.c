@@ -4,13 +4,13 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config-scheme.h"
 #include "damon-node.h"
+#include "explain.h"
 #include "fileio.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -100,21 +100,6 @@ int dp_damon_node_memory(const char *sys_root, uint32_t nid, struct dp_range *re
         return (int) n;
 }
 
-_Pragma("GCC diagnostic push")
-_Pragma("GCC diagnostic ignored \"-Wformat-nonliteral\"")
-static int __attribute__((format(printf, 4, 5)))
-refuse(int error, char *why, size_t size, const char *fmt, ...) {
-        va_list ap;
-
-        if (why && size) {
-                va_start(ap, fmt);
-                vsnprintf(why, size, fmt, ap);
-                va_end(ap);
-        }
-        return error;
-}
-_Pragma("GCC diagnostic pop")
-
 static const char *node_error(int error) {
         switch (error) {
         case -ENOENT:
@@ -177,7 +162,7 @@ static int resolve_scheme(const char *sys_root, const struct dp_damon_scheme *in
                 }
                 k = dp_damon_node_memory(sys_root, f->nid, pieces);
                 if (k < 0)
-                        return refuse(k, why, size, "%s: Scheme=%s: %s=%snode:%u: %s in %s/devices/system/node",
+                        return dp_explain(k, why, size, "%s: Scheme=%s: %s=%snode:%u: %s in %s/devices/system/node",
                                       origin, name, f->allow ? "allow" : "reject", f->matching ? "" : "!", f->nid,
                                       node_error(k), sys_root);
                 n = node_entries(f, pieces, (size_t) k, entries);
@@ -188,7 +173,7 @@ static int resolve_scheme(const char *sys_root, const struct dp_damon_scheme *in
         }
         return 0;
 too_many:
-        return refuse(-E2BIG, why, size, "%s: Scheme=%s: its node filters take more than %d address filters with "
+        return dp_explain(-E2BIG, why, size, "%s: Scheme=%s: its node filters take more than %d address filters with "
                       "the others", origin, name, DP_SCHEME_MAX_FILTERS);
 }
 
