@@ -378,11 +378,9 @@ START_TEST(test_hot_filter_sampled) {
         /* 200-500 is too thin to count (2 samples in 300 bytes, under four
          * times the mean of 42 in 1000): its sampled ranges keep it. */
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 8, out), 1);
-        /* 0-100 is cut to its outermost sampled ranges' 10-100 (the
-         * region fills the gap between them, not the cold beyond). */
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), sampled,
                                                     DP_ARRAY_SIZE(sampled), 8, out), 4);
-        ck_assert_uint_eq(out[0].start, 10);
+        ck_assert_uint_eq(out[0].start, 0);
         ck_assert_uint_eq(out[0].end, 110);
         ck_assert_uint_eq(out[1].start, 220);
         ck_assert_uint_eq(out[1].end, 240);
@@ -390,48 +388,14 @@ START_TEST(test_hot_filter_sampled) {
         ck_assert_uint_eq(out[3].start, 1000);
         ck_assert_uint_eq(out[3].end, 1010);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(NULL, 0, sampled, 2, 8, out), 2);
-        /* Sampled ranges in any order, overlapping: joined all the same
-         * (and 0-100 cut to them, 10-30). */
+        /* Sampled ranges in any order, overlapping: joined all the same. */
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, unsorted, 3, 8, out), 2);
-        ck_assert_uint_eq(out[0].start, 10);
-        ck_assert_uint_eq(out[0].end, 30);
+        ck_assert_uint_eq(out[0].start, 0);
+        ck_assert_uint_eq(out[0].end, 100);
         ck_assert_uint_eq(out[1].start, 220);
         ck_assert_uint_eq(out[1].end, 240);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, inverted, 1, 8, out), -EINVAL);
         ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, 4, NULL, 1, 8, out), -EINVAL);
-}
-END_TEST
-
-/* A hot region that sampled ranges reach is cut to the outermost of them:
- * the tiering guest's tracker region 548-639 MiB around a hot set at
- * 568-613.  One sampled range across two hot regions cuts both to it; a hot
- * region no sampled range reaches stays whole. */
-START_TEST(test_hot_filter_clip) {
-        const uint64_t M = 1 << 20;
-        const struct dp_snapshot_region regions[] = {
-                region(0, 548 * M, 0),  region(548 * M, 639 * M, 200), region(639 * M, 700 * M, 0),
-                region(700 * M, 710 * M, 30), region(710 * M, 720 * M, 30), region(720 * M, 800 * M, 0),
-                region(800 * M, 804 * M, 10), region(804 * M, 1024 * M, 0),
-        };
-        const struct dp_range sampled[] = {
-                { 568 * M, 570 * M }, { 590 * M, 591 * M }, { 611 * M, 613 * M }, { 705 * M, 715 * M },
-        };
-        struct dp_damon_range out[8];
-
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), sampled,
-                                                    DP_ARRAY_SIZE(sampled), 8, out), 3);
-        ck_assert_uint_eq(out[0].start, 568 * M);
-        ck_assert_uint_eq(out[0].end, 613 * M);
-        ck_assert_uint_eq(out[1].start, 705 * M);
-        ck_assert_uint_eq(out[1].end, 715 * M);
-        ck_assert_uint_eq(out[2].start, 800 * M);
-        ck_assert_uint_eq(out[2].end, 804 * M);
-        /* Without the sampled ranges, the regions as they are. */
-        ck_assert_int_eq(dp_damon_hot_filter_ranges(regions, DP_ARRAY_SIZE(regions), NULL, 0, 8, out), 3);
-        ck_assert_uint_eq(out[0].start, 548 * M);
-        ck_assert_uint_eq(out[0].end, 639 * M);
-        ck_assert_uint_eq(out[1].start, 700 * M);
-        ck_assert_uint_eq(out[1].end, 720 * M);
 }
 END_TEST
 
@@ -707,7 +671,6 @@ static Suite *damon_schemes_suite(void) {
         tcase_add_test(tc, test_hot_filter_ranges);
         tcase_add_test(tc, test_hot_filter_density);
         tcase_add_test(tc, test_hot_filter_sampled);
-        tcase_add_test(tc, test_hot_filter_clip);
         tcase_add_test(tc, test_hot_filter_hold);
         tcase_add_test(tc, test_read_schemes);
         tcase_add_test(tc, test_node_memory);

@@ -233,10 +233,7 @@ int dp_damon_read_tried(struct dp_damon_fs *fs, unsigned kdamond, unsigned conte
  * dp_damon_sampled_hot(), or the ranges held, dp_damon_hold_hot()) are hot
  * too: the tracker's regions, split by a sparse sampler's few samples, can
  * be tens of MiB around the last hot pages of an area most of which moved
- * away, too thin to count, where the granules still find them.  A hot
- * region that sampled ranges reach is cut to the outermost of them: the
- * region fills the gaps between them, and its edges beyond are the
- * tracker's random splits, not the hot set's.  @out needs
+ * away, too thin to count, where the granules still find them.  @out needs
  * room for @max_out.  Pure.  The count, or -EINVAL (@max_out 0, unsorted
  * regions, a range whose start is past its end), -ENOMEM.
  */

@@ -409,31 +409,11 @@ static bool filter_hot(const struct dp_snapshot_region *r, struct density top, s
         return d.samples > 0 && (denser(d, top, 1, 2) || denser(d, mean, 4, 1));
 }
 
-/* Hot region @r cut to its outermost sampled ranges (@sampled sorted and
- * disjoint; *@next the first not below regions already seen): the region
- * stands for the gaps between a sparse sampler's hot granules, not for the
- * cold beyond them.  A tracker region's edges fall where its random splits
- * put them, in the tiering guest tens of MiB past the hot set's on either
- * side: migrate_hot moved the cold pages there up, and their bytes took the
- * quota the last hot pages then waited a second for.  A region no sampled
- * range reaches stays whole: its own samples are all there is. */
-static struct dp_range clip_to_sampled(struct dp_range r, const struct dp_range *sampled, size_t ns, size_t *next) {
-        struct dp_range c = { UINT64_MAX, 0 };
-
-        while (*next < ns && sampled[*next].end <= r.start)
-                (*next)++;
-        for (size_t j = *next; j < ns && sampled[j].start < r.end; j++) {
-                c.start = DP_MIN(c.start, DP_MAX(sampled[j].start, r.start));
-                c.end = DP_MAX(c.end, DP_MIN(sampled[j].end, r.end));
-        }
-        return c.start < c.end ? c : r;
-}
-
 int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t n, const struct dp_range *sampled,
                                size_t ns, size_t max_out, struct dp_damon_range *out) {
         _cleanup_free_ struct dp_range *hot = NULL;
         struct density top, mean;
-        size_t k = 0, next = 0;
+        size_t k = 0;
         int r;
 
         if (max_out == 0 || (n > 0 && !regions) || (ns > 0 && !sampled))
@@ -445,19 +425,11 @@ int dp_damon_hot_filter_ranges(const struct dp_snapshot_region *regions, size_t 
         hot = calloc(n + ns ?: 1, sizeof(*hot));
         if (!hot)
                 return -ENOMEM;
-        /* The sampled ranges first, sorted and joined, at the end of @hot
-         * (the regions' clipped ranges fill it from the start, never past
-         * them: one per region). */
-        if (ns > 0)
-                memcpy(hot + n, sampled, ns * sizeof(*sampled));
-        r = dp_ranges_coalesce(hot + n, ns, &ns);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < n; i++)
                 if (filter_hot(&regions[i], top, mean))
-                        hot[k++] = clip_to_sampled((struct dp_range) { regions[i].start, regions[i].end }, hot + n, ns,
-                                                   &next);
-        memmove(hot + k, hot + n, ns * sizeof(*hot));
+                        hot[k++] = (struct dp_range) { regions[i].start, regions[i].end };
+        if (ns > 0)
+                memcpy(hot + k, sampled, ns * sizeof(*sampled));
         r = dp_ranges_coalesce(hot, k + ns, &k);
         if (r >= 0)
                 r = dp_ranges_fit(hot, k, max_out, &k);
