@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -11,10 +10,8 @@
 #include <unistd.h>
 
 #include "probes.h"
-#include "fileio.h"
-#include "proc-parse.h"
 #include "log.h"
-#include "tracker-thread.h"
+#include "tracker-thread-internal.h"
 #include "time-util.h"
 
 /* Every pass ends in a sleep until the first of: the current aggregation is
@@ -50,181 +47,8 @@
 /* How late a sample may reach a queue beyond its reader's poll interval
  * before the aggregation it belongs to closes. */
 #define TICK_MARGIN_NS 50000000ull
-/* A target's maps are re-read at once when its samples fall outside its
- * regions (its address space grew where it is used), otherwise only every
- * this many refreshes, in turns (for what it unmapped), and only if it was
- * sampled since: one that was not is only looked up, for its exit.  Reading
- * every process's maps each second cost more than all the sampling at a few
- * thousand samples a second. */
-#define IDLE_REFRESH_ROUNDS 10
 
-/* Target settings a reload hands over; taken at the start of a pass. */
-struct pending_targets {
-        enum dp_target_mode mode;
-        uint32_t pids[DP_CONFIG_MAX_PIDS];
-        size_t n_pids;
-        uint32_t max_targets;
-};
-
-struct tracker_thread {
-        struct dp_config config;                /* the thread's own copy: reloads change its targets */
-        uint32_t capacity;                      /* targets the dp_tracker has room for */
-        bool phys;                              /* the dp_tracker's mode, fixed */
-        struct channel *channels;
-        size_t n;
-        struct dp_counter_values *counters;     /* tracker-owned, one per channel */
-        uint64_t *published_seen;               /* each queue's intake count at the last pass */
-        struct dp_tracker *tracker;
-        pid_t self;
-
-        pthread_t thread;
-        bool started;
-        int wake_fd;                            /* eventfd: wakes the thread from its sleep */
-        atomic_bool stop;
-        atomic_bool refresh_requested;
-        atomic_bool pending_set;                /* checked once per pass, never per sample */
-        _Atomic uint32_t hint_fresh_ms;         /* likewise: tracker_thread_give_hints(), 0: none */
-        _Atomic uint64_t sampling_ends_ns;      /* tracker_thread_sampling_ends(), 0: not yet */
-        pthread_mutex_t pending_lock;           /* guards pending */
-        struct pending_targets pending;
-        _Atomic uint64_t heartbeat_ns;          /* CLOCK_MONOTONIC at the start of the last loop pass */
-        _Atomic uint64_t beat_every_ns;         /* no sleep longer: tracker_thread_set_heartbeat() */
-        _Atomic uint64_t fresh_until_ns;        /* tracker_thread_want_fresh() */
-
-        struct event_hub *hub;
-        double sample_tokens;                   /* Monitor() sample budget */
-        uint64_t tokens_ns;
-        uint64_t next_refresh_ns;
-        uint64_t refresh_round;
-        uint64_t last_pass_ns;                  /* for the fill rate of the queues */
-        uint64_t aggr_samples;                  /* drained since the last aggregation closed */
-        bool quiet;                             /* the last aggregation closed had no sample */
-        double fill_per_ns;                     /* the fullest queue's intake rate since the last pass */
-        uint64_t capped_until_ns;               /* poll_cap_ms held at least until then */
-        uint32_t poll_cap_ms;                   /* the readers' cap for the queues' sake; 0: none */
-        uint32_t uncapped_poll_ms;              /* the slowest reader's poll before the cap */
-        struct dp_tracker_snapshot work;        /* filled by the thread */
-        pthread_mutex_t lock;                   /* guards published and on_snapshot */
-        struct dp_tracker_snapshot published;
-        void (*on_snapshot)(void *userdata);    /* tracker_thread_notify_snapshots() */
-        void *on_snapshot_userdata;
-};
-
-static int read_ranges(uint32_t tgid, bool phys, struct dp_range **ranges, size_t *n) {
-        _cleanup_free_ char *text = NULL;
-        char path[64];
-        size_t len, bad_line = 0;
-        int r;
-
-        if (phys)
-                snprintf(path, sizeof(path), "/proc/iomem");
-        else
-                snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
-        r = dp_read_file(path, &text, &len);
-        if (r < 0)
-                return r;
-        r = phys ? dp_parse_iomem(text, len, ranges, n, &bad_line) : dp_parse_maps(text, len, ranges, n, &bad_line);
-        if (r == -EBADMSG)
-                log_warning("%s: line %zu is not in the expected format", path, bad_line);
-        else if (r == -EPERM)
-                log_error("%s: addresses are hidden (not root?)", path);
-        return r;
-}
-
-/* Adds or refreshes one target from /proc; a process that has exited is dropped. */
-static int sync_target(struct tracker_thread *t, uint32_t tgid, bool phys) {
-        _cleanup_free_ struct dp_range *ranges = NULL;
-        size_t n = 0;
-        int r;
-
-        r = read_ranges(tgid, phys, &ranges, &n);
-        if (r == -ENOENT || r == -ESRCH || (r == 0 && n == 0)) {
-                /* Gone, or a kernel thread without an address space. */
-                if (dp_tracker_has_target(t->tracker, tgid)) {
-                        log_debug("target %u exited, dropping it", tgid);
-                        dp_tracker_remove_target(t->tracker, tgid);
-                }
-                return r < 0 ? r : -ENOENT;
-        }
-        if (r < 0)
-                return r;
-        if (dp_tracker_has_target(t->tracker, tgid))
-                return dp_tracker_set_ranges(t->tracker, tgid, ranges, n);
-        r = dp_tracker_add_target(t->tracker, tgid, ranges, n);
-        if (r == 0)
-                log_debug("tracking %s %u with %zu ranges", phys ? "physical space" : "process", tgid, n);
-        return r;
-}
-
-/* A target not sampled lately: only whether its process still exists (one
- * path lookup, where reading its maps walks every mapping). */
-static void drop_if_gone(struct tracker_thread *t, uint32_t tgid) {
-        char path[32];
-
-        snprintf(path, sizeof(path), "/proc/%u", tgid);
-        if (access(path, F_OK) < 0 && errno == ENOENT) {
-                log_debug("target %u exited, dropping it", tgid);
-                dp_tracker_remove_target(t->tracker, tgid);
-        }
-}
-
-/* @all: every target now (start, reload); else those whose samples missed
- * their regions, and the others in turns. */
-static void refresh_targets(struct tracker_thread *t, bool all) {
-        const struct dp_config *c = &t->config;
-        const struct dp_tracker_snapshot *snap;
-
-        switch (c->target_mode) {
-        case DP_TARGETS_PHYS:
-                (void) sync_target(t, 0, true);
-                return;
-        case DP_TARGETS_PIDS:
-                for (size_t i = 0; i < c->n_pids; i++)
-                        if (sync_target(t, c->pids[i], false) == -ENOENT && !dp_tracker_has_target(t->tracker, c->pids[i]))
-                                log_debug("pid %u is not running (yet)", c->pids[i]);
-                return;
-        case DP_TARGETS_ALL:
-                /* Walk the published snapshot, a copy (sync_target() may drop
-                 * targets as it goes) made at the last aggregation anyway;
-                 * only this thread replaces it, so it reads it unlocked.  A
-                 * target adopted since was read when it was. */
-                snap = &t->published;
-                t->refresh_round++;
-                for (size_t i = 0; i < snap->nr_targets; i++) {
-                        uint32_t tgid = snap->targets[i].tgid;
-
-                        if (all || snap->targets[i].misses > 0)
-                                (void) sync_target(t, tgid, false);
-                        else if ((t->refresh_round + tgid) % IDLE_REFRESH_ROUNDS != 0)
-                                continue;
-                        else if (snap->targets[i].sampled_since_ranges)
-                                (void) sync_target(t, tgid, false);
-                        else
-                                drop_if_gone(t, tgid);
-                }
-                return;
-        }
-}
-
-/* Taken in every mode, so that strangers seen while tracking only some pids
- * do not pile up as "dropped"; adopted only when tracking all. */
-static void adopt_unknown(struct tracker_thread *t) {
-        uint32_t tgids[DP_TRACKER_UNKNOWN_MAX];
-        size_t n = dp_tracker_take_unknown(t->tracker, tgids, DP_ARRAY_SIZE(tgids));
-
-        if (t->config.target_mode != DP_TARGETS_ALL)
-                return;
-
-        for (size_t i = 0; i < n; i++) {
-                if (tgids[i] == 0 || tgids[i] == (uint32_t) t->self)
-                        continue;
-                if (dp_tracker_nr_targets(t->tracker) >= t->config.max_targets)
-                        break;
-                (void) sync_target(t, tgids[i], false);
-        }
-}
-
-static void publish_snapshot(struct tracker_thread *t) {
+void tracker_publish_snapshot(struct tracker_thread *t) {
         struct dp_tracker_snapshot tmp;
 
         if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
@@ -266,44 +90,6 @@ static void maybe_show_sample(struct tracker_thread *t, const struct dp_sample *
                 .addr = t->config.target_mode == DP_TARGETS_PHYS ? s->paddr : s->vaddr,
                 .reason = outcome,
         });
-}
-
-static bool pid_listed(const struct dp_config *c, uint32_t tgid) {
-        for (size_t i = 0; i < c->n_pids; i++)
-                if (c->pids[i] == tgid)
-                        return true;
-        return false;
-}
-
-/* Adopts the target settings of a reload: targets no longer wanted, or beyond
- * a lowered MaxTargets=, are dropped now; new ones come with the refresh. */
-static void apply_pending_targets(struct tracker_thread *t) {
-        struct dp_config *c = &t->config;
-        size_t kept = 0;
-
-        pthread_mutex_lock(&t->pending_lock);
-        c->target_mode = t->pending.mode;
-        memcpy(c->pids, t->pending.pids, sizeof(c->pids));
-        c->n_pids = t->pending.n_pids;
-        c->max_targets = t->pending.max_targets;
-        pthread_mutex_unlock(&t->pending_lock);
-
-        if (dp_tracker_snapshot(t->tracker, &t->work) < 0)
-                return;
-        for (size_t i = 0; i < t->work.nr_targets; i++) {
-                uint32_t tgid = t->work.targets[i].tgid;
-                bool keep = c->target_mode == DP_TARGETS_PIDS ? pid_listed(c, tgid) : kept < c->max_targets;
-
-                if (keep)
-                        kept++;
-                else {
-                        log_debug("target %u no longer wanted after reload, dropping it", tgid);
-                        dp_tracker_remove_target(t->tracker, tgid);
-                }
-        }
-        /* The refresh that follows walks the published snapshot: without the
-         * dropped ones, or it would read them back. */
-        publish_snapshot(t);
 }
 
 /* Takes what is queued now, but for samples of the aggregation after next:
@@ -632,7 +418,7 @@ static void *tracker_main(void *arg) {
 
                 atomic_store_explicit(&t->heartbeat_ns, dp_now_ns(CLOCK_MONOTONIC), memory_order_relaxed);
                 if (atomic_exchange(&t->pending_set, false)) {
-                        apply_pending_targets(t);
+                        tracker_apply_pending_targets(t);
                         atomic_store(&t->refresh_requested, true);
                 }
                 /* -ENOMEM: the hints go without granules until a later pass. */
@@ -643,15 +429,15 @@ static void *tracker_main(void *arg) {
                         continue;
 
                 if (close_aggregations(t, stopping, now + DEADLINE_SLACK_NS)) {
-                        adopt_unknown(t);
-                        publish_snapshot(t);
+                        tracker_adopt_unknown(t);
+                        tracker_publish_snapshot(t);
                 }
                 /* The last drain takes the rest, into the aggregation still open. */
                 if (stopping)
                         t->aggr_samples += drain_all(t, true);
                 requested = atomic_exchange(&t->refresh_requested, false);
                 if (requested || now + DEADLINE_SLACK_NS >= t->next_refresh_ns) {
-                        refresh_targets(t, requested);
+                        tracker_refresh_targets(t, requested);
                         t->next_refresh_ns = now + t->config.maps_refresh_us * 1000;
                 }
                 if (stopping)
@@ -664,7 +450,7 @@ static void *tracker_main(void *arg) {
                 t->last_pass_ns = now;
                 sleep_or_wake(t, nap);
         }
-        publish_snapshot(t);
+        tracker_publish_snapshot(t);
         return NULL;
 }
 
@@ -721,9 +507,9 @@ int tracker_thread_start(const struct dp_config *config, struct channel *channel
                 channel_set_wake_fd(&channels[i], t->wake_fd);
 
         /* Initial targets before any sample arrives. */
-        refresh_targets(t, true);
+        tracker_refresh_targets(t, true);
         t->next_refresh_ns = dp_now_ns(CLOCK_MONOTONIC) + config->maps_refresh_us * 1000;
-        publish_snapshot(t);
+        tracker_publish_snapshot(t);
 
         atomic_store_explicit(&t->heartbeat_ns, dp_now_ns(CLOCK_MONOTONIC), memory_order_relaxed);
         atomic_store_explicit(&t->beat_every_ns, SLEEP_MAX_NS, memory_order_relaxed);
@@ -767,7 +553,7 @@ void tracker_thread_give_hints(struct tracker_thread *t, uint32_t fresh_ms) {
 }
 
 void tracker_thread_notify_snapshots(struct tracker_thread *t, void (*fn)(void *userdata), void *userdata) {
-        /* Under the lock publish_snapshot() calls it with: no call runs
+        /* Under the lock tracker_publish_snapshot() calls it with: no call runs
          * on once this returns. */
         pthread_mutex_lock(&t->lock);
         t->on_snapshot = fn;
