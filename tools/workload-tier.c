@@ -163,26 +163,62 @@ int tier_map(struct tier_workload *w) {
         return 0;
 }
 
-/* The lowest and highest page frame of an area (/proc/self/pagemap, root
- * only; 0 0 otherwise): where the physical hints should fall. */
-static void frame_span(const struct tier_workload *w, const char *area, size_t bytes, uint64_t *lo, uint64_t *hi) {
+/* The page frames of an area's present pages, sorted, into @ret (room for
+ * one per page; /proc/self/pagemap, root only: none otherwise); their count. */
+static size_t area_frames(const struct tier_workload *w, const char *area, size_t bytes, uint64_t *ret) {
         _cleanup_close_ int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        size_t n = 0;
 
-        *lo = UINT64_MAX;
-        *hi = 0;
         for (size_t off = 0; fd >= 0 && off < bytes; off += w->page) {
                 uint64_t e, pfn;
 
                 if (pread(fd, &e, sizeof(e), (off_t) (((uintptr_t) area + off) / w->page * sizeof(e))) != sizeof(e))
                         break;
                 pfn = e & ((1ull << 55) - 1);
-                if (!(e >> 63) || pfn == 0)
-                        continue;
-                *lo = DP_MIN(*lo, pfn);
-                *hi = DP_MAX(*hi, pfn);
+                if ((e >> 63) && pfn != 0)
+                        ret[n++] = pfn;
         }
-        if (*lo > *hi)
-                *lo = *hi = 0;
+        qsort(ret, n, sizeof(*ret), dp_cmp_u64);
+        return n;
+}
+
+/* The lowest and highest page frame of an area (0 0 without any): where the
+ * physical hints should fall. */
+static void frame_span(const struct tier_workload *w, const char *area, size_t bytes, uint64_t *lo, uint64_t *hi) {
+        _cleanup_free_ uint64_t *pfns = calloc(bytes / w->page + 1, sizeof(*pfns));
+        size_t n = pfns ? area_frames(w, area, bytes, pfns) : 0;
+
+        *lo = n ? pfns[0] : 0;
+        *hi = n ? pfns[n - 1] : 0;
+}
+
+/* How the hot pages lie among the cold ones: in how many runs of adjacent
+ * frames (the median run, the longest), and how many cold pages lie between
+ * their first and last frame.  What no region layout can split: DAMON's
+ * check of a region mixing the two counts an access only as often as it
+ * picks a hot page, and migrate_hot moves the cold ones with them. */
+static void describe_runs(const struct tier_workload *w) {
+        size_t nh = w->hot_bytes / w->page, nc = w->cold_bytes / w->page, runs = 0, cold_inside = 0;
+        _cleanup_free_ uint64_t *hot = calloc(nh + 1, sizeof(*hot)), *cold = calloc(nc + 1, sizeof(*cold)),
+                                *lengths = calloc(nh + 1, sizeof(*lengths));
+
+        if (!hot || !cold || !lengths)
+                return;
+        nh = area_frames(w, w->hot, w->hot_bytes, hot);
+        nc = area_frames(w, w->cold, w->cold_bytes, cold);
+        if (nh == 0)
+                return;
+        for (size_t i = 0; i < nh; i++) {
+                if (i == 0 || hot[i] != hot[i - 1] + 1)
+                        lengths[runs++] = 0;
+                lengths[runs - 1]++;
+        }
+        for (size_t i = 0; i < nc; i++)
+                cold_inside += cold[i] > hot[0] && cold[i] < hot[nh - 1];
+        qsort(lengths, runs, sizeof(*lengths), dp_cmp_u64);
+        fprintf(stderr, "workload: physical: hot pages in %zu runs of adjacent frames (median %llu pages, longest "
+                "%llu); %zu cold pages between the first and last\n", runs,
+                (unsigned long long) lengths[runs / 2], (unsigned long long) lengths[runs - 1], cold_inside);
 }
 
 void tier_describe(const struct tier_workload *w) {
@@ -202,6 +238,7 @@ void tier_describe(const struct tier_workload *w) {
         fprintf(stderr, "workload: physical: hot 0x%llx-0x%llx, cold 0x%llx-0x%llx\n",
                 (unsigned long long) hot_lo * w->page, (unsigned long long) (hot_hi + 1) * w->page,
                 (unsigned long long) cold_lo * w->page, (unsigned long long) (cold_hi + 1) * w->page);
+        describe_runs(w);
         printf("{\"pid\": %ld, \"hot\": [%lu, %lu], \"cold\": [%lu, %lu]}\n", (long) getpid(),
                (unsigned long) (uintptr_t) w->hot, (unsigned long) (uintptr_t) (w->hot + w->hot_bytes),
                (unsigned long) (uintptr_t) w->cold, (unsigned long) (uintptr_t) (w->cold + w->cold_bytes));

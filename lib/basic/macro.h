@@ -63,6 +63,13 @@ static inline int dp_negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }
 
+/* qsort()'s comparison of uint64_t values, ascending. */
+static inline int dp_cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
 /* Little-endian host loads from byte buffers that need not be aligned
  * (perf records and files). */
 static inline uint64_t dp_load_u64(const void *p) {

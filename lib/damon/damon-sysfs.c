@@ -272,12 +272,6 @@ bool dp_damon_fs_exists(struct dp_damon_fs *fs, const char *path) {
         return fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode);
 }
 
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-
-        return x < y ? -1 : x > y;
-}
-
 int dp_damon_fs_list_indices(struct dp_damon_fs *fs, const char *path, uint64_t **ret, size_t *ret_n) {
         _cleanup_free_ uint64_t *v = NULL;
         size_t n = 0, cap = 0;
@@ -316,7 +310,7 @@ int dp_damon_fs_list_indices(struct dp_damon_fs *fs, const char *path, uint64_t 
         }
         closedir(d);
         if (n > 1)
-                qsort(v, n, sizeof(*v), cmp_u64);
+                qsort(v, n, sizeof(*v), dp_cmp_u64);
         *ret = n ? DP_TAKE_PTR(v) : NULL;
         *ret_n = n;
         return 0;
