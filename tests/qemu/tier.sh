@@ -51,6 +51,9 @@
 #   DP-QEMU: TIER arm=damon|daemon|daemon-wide rep=N hot_pages=N ... to90_s=S hot_fast=F
 #            cold_fast=N cold_fast_max=N ... kdamond_cpu_s=X daemon_cpu_s=X
 #            hot_span_mib=N (the hot pages' physical spread, first to last)
+#            hot_runs=N hot_run_median=N cold_between=N (the runs of adjacent
+#            frames they lie in, the median run in pages, and the cold pages
+#            between the first and last)
 #            samples_per_s=N (daemon arms: the daemon's sample rate halfway)
 #   DP-QEMU: TIER-SERIES arm=A rep=N hot_fast/cold_fast=F/N@S,... (each second)
 # read by tools/bench_tier.py.
@@ -360,8 +363,14 @@ tier_arm() {
         # shellcheck disable=SC2046 # LO HI, two words
         set -- $(sed -n 's/^workload: physical: hot 0x\([0-9a-f]*\)-0x\([0-9a-f]*\),.*/\1 \2/p' "$out.err")
         hot_span=$([ $# = 2 ] && echo $(((0x$2 - 0x$1) >> 20)) || echo -1)
+        # And how they lie among the cold ones: in how many runs of adjacent
+        # frames, the median run, and the cold pages between first and last.
+        # shellcheck disable=SC2046 # RUNS MEDIAN COLD, three words
+        set -- $(sed -n 's/^workload: physical: hot pages in \([0-9]*\) runs .*median \([0-9]*\) pages.*; \([0-9]*\) cold pages.*/\1 \2 \3/p' "$out.err")
+        [ $# = 3 ] || set -- -1 -1 -1
         echo "DP-QEMU: TIER arm=$arm rep=$rep $summary kdamond_cpu_s=$kdamond_cpu daemon_cpu_s=$daemon_cpu" \
                 "numab_migrated=$(($(vmstat numa_pages_migrated) - numab0)) damon_ran=$damon_ran hot_span_mib=$hot_span" \
+                "hot_runs=$1 hot_run_median=$2 cold_between=$3" \
                 "samples_per_s=$(cat /run/tier-rate 2>/dev/null || echo 0)"
         echo "DP-QEMU: TIER-SERIES arm=$arm rep=$rep hot_fast/cold_fast=$(awk '/^TIER-AT / {
                 split($2, t, "="); split($3, f, "="); split($4, c, "=");
