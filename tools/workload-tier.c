@@ -194,9 +194,10 @@ static void frame_span(const struct tier_workload *w, const char *area, size_t b
 
 /* How the hot pages lie among the cold ones: in how many runs of adjacent
  * frames (the median run, the longest), and how many cold pages lie between
- * their first and last frame.  What no region layout can split: DAMON's
- * check of a region mixing the two counts an access only as often as it
- * picks a hot page, and migrate_hot moves the cold ones with them. */
+ * their first and last frame.  Long runs region edges can part; pages mixed
+ * one by one no region layout can (DAMON's check of a region mixing them
+ * counts an access only as often as it picks a hot page, and migrate_hot
+ * moves the cold ones with them). */
 static void describe_runs(const struct tier_workload *w) {
         size_t nh = w->hot_bytes / w->page, nc = w->cold_bytes / w->page, runs = 0, cold_inside = 0;
         _cleanup_free_ uint64_t *hot = calloc(nh + 1, sizeof(*hot)), *cold = calloc(nc + 1, sizeof(*cold)),

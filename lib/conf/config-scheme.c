@@ -314,7 +314,6 @@ static int parse_filter(const char *v, bool allow, struct dp_scheme_filter *ret)
 
 /* ---- words ---- */
 
-
 static int parse_u64_word(const char *v, uint64_t max, uint64_t *ret) {
         return dp_parse_u64_in(v, 0, max, ret) < 0 ? -EINVAL : 0;
 }
@@ -439,8 +438,9 @@ int dp_scheme_parse(const char *value, struct dp_damon_scheme *ret, char *why, s
 
         dp_scheme_init(&s);
         if (a < 0)
-                return dp_explain(-EINVAL, why, why_size, "word '%.*s': expected an action first: stat, pageout, lru_prio, "
-                               "lru_deprio, migrate_hot, migrate_cold, hugepage or nohugepage", (int) len, p);
+                return dp_explain(-EINVAL, why, why_size, "word '%.*s': expected an action first: stat, pageout, "
+                                  "lru_prio, lru_deprio, migrate_hot, migrate_cold, hugepage or nohugepage",
+                                  (int) len, p);
         s.action = (enum dp_scheme_action) a;
         for (p += len, p += strspn(p, " \t"); *p; p += strspn(p, " \t")) {
                 char word[DP_SCHEME_MEMCG_MAX + 32];
@@ -460,7 +460,8 @@ int dp_scheme_parse(const char *value, struct dp_damon_scheme *ret, char *why, s
                 *eq = '\0';
                 r = parse_word(word, eq + 1, &s, &expected);
                 if (r == -ENOENT)
-                        return dp_explain(-EINVAL, why, why_size, "word '%s=%s': unknown key '%s'", word, eq + 1, word);
+                        return dp_explain(-EINVAL, why, why_size, "word '%s=%s': unknown key '%s'", word, eq + 1,
+                                          word);
                 if (r < 0)
                         return dp_explain(-EINVAL, why, why_size, "word '%s=%s': expected %s", word, eq + 1, expected);
         }
@@ -611,21 +612,22 @@ int dp_config_check_schemes(const struct dp_config *c, char *why, size_t size) {
                 const char *origin = s->origin[0] ? s->origin : "configuration", *name = action_names[s->action];
 
                 if (c->damon_mode != DP_DAMON_OWN)
-                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs [DAMON] Mode=own: the schemes of a kdamond "
-                                       "the daemon attaches to stay its administrator's", origin, name);
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs [DAMON] Mode=own: the schemes "
+                                          "of a kdamond the daemon attaches to stay its administrator's", origin, name);
                 if (!paddr && (s->action == DP_SCHEME_LRU_PRIO || s->action == DP_SCHEME_LRU_DEPRIO))
-                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs Targets=physical (DAMON's paddr operations)",
-                                       origin, name);
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs Targets=physical (DAMON's paddr "
+                                          "operations)", origin, name);
                 if (paddr && (s->action == DP_SCHEME_HUGEPAGE || s->action == DP_SCHEME_NOHUGEPAGE))
-                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs process targets (DAMON's vaddr operations), "
-                                       "not Targets=physical", origin, name);
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s needs process targets (DAMON's vaddr "
+                                          "operations), not Targets=physical", origin, name);
                 if (dp_scheme_node_filter(s) && !paddr)
-                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s with a node filter needs Targets=physical: a node's "
-                                       "memory is a range of physical addresses", origin, name);
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s with a node filter needs "
+                                          "Targets=physical: a node's memory is a range of physical addresses",
+                                          origin, name);
                 if (dp_scheme_hot_filter(s) && !paddr && c->damon_max_targets != 1)
-                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s with a hot filter needs Targets=physical or "
-                                       "[DAMON] MaxTargets=1: an address filter applies to every target's "
-                                       "address space alike", origin, name);
+                        return dp_explain(-EINVAL, why, size, "%s: Scheme=%s with a hot filter needs "
+                                          "Targets=physical or [DAMON] MaxTargets=1: an address filter applies to "
+                                          "every target's address space alike", origin, name);
         }
         return 0;
 }

@@ -128,11 +128,11 @@ bool dp_damon_hints_differ(const struct dp_range *a, size_t na, const struct dp_
         return !boundaries_covered(a, na, b, nb, tolerance) || !boundaries_covered(b, nb, a, na, tolerance);
 }
 
-/* The last aggregation's samples and the current one's so far: a reader
- * that polls every hint interval (500 ms) brings an aggregation (100 ms) all
- * its samples at once, and a pass that kept looking between that
- * aggregation's drain and its close saw it with no last samples, for 70 s
- * in one run of the reclaim guest, and never created the kdamond. */
+/* The last aggregation's samples and the current one's so far: before a
+ * kdamond exists, a reader polls every hint interval (500 ms) and brings one
+ * aggregation (100 ms) all its samples at once.  A pass that looked between
+ * that aggregation's drain and its close saw no last samples (for 10 s on
+ * end in a traced reclaim guest run), and the kdamond came late or never. */
 static uint64_t target_samples(const struct dp_tracker_snapshot *snap, const struct dp_snapshot_target *t) {
         uint64_t sum = 0;
 

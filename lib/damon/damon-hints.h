@@ -48,8 +48,7 @@ bool dp_damon_hints_differ(const struct dp_range *a, size_t na, const struct dp_
 /*
  * The processes to hand to DAMON: up to @max targets of @snap with samples
  * in the last aggregation or the current one so far, most samples first
- * (ties: lower tgid).  Returns
- * how many tgids were written to @out.
+ * (ties: lower tgid).  Returns how many tgids were written to @out.
  */
 size_t dp_damon_pick_targets(const struct dp_tracker_snapshot *snap, size_t max, uint32_t *out);
 

@@ -163,8 +163,8 @@ static int resolve_scheme(const char *sys_root, const struct dp_damon_scheme *in
                 k = dp_damon_node_memory(sys_root, f->nid, pieces);
                 if (k < 0)
                         return dp_explain(k, why, size, "%s: Scheme=%s: %s=%snode:%u: %s in %s/devices/system/node",
-                                      origin, name, f->allow ? "allow" : "reject", f->matching ? "" : "!", f->nid,
-                                      node_error(k), sys_root);
+                                          origin, name, f->allow ? "allow" : "reject", f->matching ? "" : "!", f->nid,
+                                          node_error(k), sys_root);
                 n = node_entries(f, pieces, (size_t) k, entries);
                 if (out->n_filters + n > DP_SCHEME_MAX_FILTERS)
                         goto too_many;
@@ -173,8 +173,8 @@ static int resolve_scheme(const char *sys_root, const struct dp_damon_scheme *in
         }
         return 0;
 too_many:
-        return dp_explain(-E2BIG, why, size, "%s: Scheme=%s: its node filters take more than %d address filters with "
-                      "the others", origin, name, DP_SCHEME_MAX_FILTERS);
+        return dp_explain(-E2BIG, why, size, "%s: Scheme=%s: its node filters take more than %d address filters "
+                          "with the others", origin, name, DP_SCHEME_MAX_FILTERS);
 }
 
 int dp_damon_resolve_node_filters(const char *sys_root, const struct dp_damon_scheme *in, size_t n,
