@@ -215,7 +215,7 @@ static int merge_with_view(const struct damon_thread *d, struct hint_set *h, siz
 static void log_hint(const struct hint_set *h, size_t k, const char *what, int added) {
         const struct dp_range *r = h->pure[k] ? h->pure[k] : h->ranges[k];
         size_t n = h->pure[k] ? h->nr_pure[k] : h->targets[k].nr_regions, len = 0;
-        char text[256] = "";
+        char text[1024] = "";
 
         if (!log_debug_enabled())
                 return;

@@ -4,7 +4,6 @@
  * follow the PMU's hot ranges. */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -90,6 +89,18 @@ static int hot_filter_ranges(struct damon_thread *d, const struct dp_snapshot_ta
         return dp_damon_hot_filter_ranges(NULL, 0, held, d->nr_held, DP_DAMON_HOT_FILTER_MAX, hot);
 }
 
+/* Each range, in MiB: a tiering trace sets them beside the hot set's frames. */
+static void log_hot_filters(const struct dp_damon_range *hot, int n) {
+        char text[DP_DAMON_HOT_FILTER_MAX * 32] = "";
+        size_t len = 0;
+
+        for (int i = 0; i < n && len < sizeof(text); i++)
+                len += (size_t) snprintf(text + len, sizeof(text) - len, " %.1f-%.1f",
+                                         (double) hot[i].start / (1 << 20), (double) hot[i].end / (1 << 20));
+        log_debug("DAMON hot filters at %.2f: %d ranges (MiB):%s",
+                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, n, text);
+}
+
 /* The schemes' hot filters follow the PMU's hot ranges of our one target
  * (the configuration allows no more), rewritten only when a range edge
  * moved materially (each rewrite costs DAMON a commit) and emptied only
@@ -127,8 +138,7 @@ void damon_update_hot_filters(struct damon_thread *d) {
         memcpy(d->hot, now, (size_t) n * sizeof(now[0]));
         d->nr_hot = (size_t) n;
         d->filters_pending = true;
-        log_debug("DAMON hot filters at %.2f: %d ranges, the first %#" PRIx64 "-%#" PRIx64,
-                  (double) dp_now_ns(CLOCK_MONOTONIC) / NSEC_PER_SEC, n, n ? hot[0].start : 0, n ? hot[0].end : 0);
+        log_hot_filters(hot, n);
 }
 
 /* Filters written this pass (or an earlier one whose commit failed) that no

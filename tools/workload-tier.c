@@ -192,6 +192,25 @@ static void frame_span(const struct tier_workload *w, const char *area, size_t b
         *hi = n ? pfns[n - 1] : 0;
 }
 
+/* The first RUNS_SHOWN runs of the @n sorted @frames, in MiB: a trace sets
+ * them beside the daemon's hot filters. */
+#define RUNS_SHOWN 16
+static void print_runs(const struct tier_workload *w, const uint64_t *frames, size_t n) {
+        char text[RUNS_SHOWN * 32] = "";
+        size_t len = 0, start = 0, shown = 0;
+
+        for (size_t i = 1; i <= n && shown < RUNS_SHOWN; i++) {
+                if (i < n && frames[i] == frames[i - 1] + 1)
+                        continue;
+                len += (size_t) snprintf(text + len, sizeof(text) - len, " %.1f-%.1f",
+                                         (double) (frames[start] * w->page) / (1 << 20),
+                                         (double) ((frames[i - 1] + 1) * w->page) / (1 << 20));
+                start = i;
+                shown++;
+        }
+        fprintf(stderr, "workload: physical: hot runs (MiB):%s%s\n", text, shown == RUNS_SHOWN ? " ..." : "");
+}
+
 /* How the hot pages lie among the cold ones: in how many runs of adjacent
  * frames (the median run, the longest), and how many cold pages lie between
  * their first and last frame.  Long runs region edges can part; pages mixed
@@ -216,6 +235,7 @@ static void describe_runs(const struct tier_workload *w) {
         }
         for (size_t i = 0; i < nc; i++)
                 cold_inside += cold[i] > hot[0] && cold[i] < hot[nh - 1];
+        print_runs(w, hot, nh);
         qsort(lengths, runs, sizeof(*lengths), dp_cmp_u64);
         fprintf(stderr, "workload: physical: hot pages in %zu runs of adjacent frames (median %llu pages, longest "
                 "%llu); %zu cold pages between the first and last\n", runs,

@@ -64,6 +64,9 @@
 # DP_TIER_TRACE=1 adds the workload's reports, the hot filters at each
 # second of DP_TIER_TRACE_AT (a comma-separated list: 1,2,...,8), damonctl
 # damon at those of DP_TIER_TRACE_DAMONCTL_AT (2,4), and the daemon's log;
+# DP_TIER_KTRACE=1 adds DAMON's own tracepoints over the slow node for the
+# first DP_TIER_KTRACE_S (2) seconds of each arm's use: each aggregation's
+# regions with accesses, and each region a scheme is applied to;
 # DP_TIER_FAULTS_PER_S the sampled stores a second (200: what a page fault
 # costs in TCG allows without starving the workload; a hardware PMU takes
 # thousands); DP_TIER_TOUCH_MS how often
@@ -173,6 +176,52 @@ skip_node_filter() {
 # the node's memory blocks itself), or nothing.
 skip_node_word() {
         if [ "$TIER_SKIP_TARGET_NODE" = 1 ]; then echo "reject=node:$1"; fi
+}
+
+KTRACE=/sys/kernel/tracing
+
+# ktrace_start: DAMON's tracepoints recorded afresh (DP_TIER_KTRACE=1), on
+# the clock /proc/uptime reads.
+ktrace_start() {
+        [ "${DP_TIER_KTRACE:-0}" = 1 ] || return 0
+        [ -d "$KTRACE/events/damon" ] || mount -t tracefs nodev "$KTRACE" 2>/dev/null || return 0
+        write_file 0 "$KTRACE/tracing_on" &&
+        write_file boot "$KTRACE/trace_clock" &&
+        write_file 8192 "$KTRACE/buffer_size_kb" &&
+        write_file 1 "$KTRACE/events/damon/damon_aggregated/enable" &&
+        write_file 1 "$KTRACE/events/damon/damos_before_apply/enable" &&
+        : > "$KTRACE/trace" &&
+        write_file 1 "$KTRACE/tracing_on"
+}
+
+# ktrace_show FROM: what the tracepoints saw over the slow node in the
+# DP_TIER_KTRACE_S seconds after uptime FROM, a line an aggregation (the
+# regions with accesses, MiB:accesses/age) and one per scheme applied.
+ktrace_show() {
+        [ "${DP_TIER_KTRACE:-0}" = 1 ] && [ -r "$KTRACE/trace" ] || return 0
+        write_file 0 "$KTRACE/tracing_on"
+        # shellcheck disable=SC2046 # START END, two words
+        set -- "$1" $(node_span 1)
+        [ $# = 3 ] || return 0
+        awk -v from="$1" -v span="${DP_TIER_KTRACE_S:-2}" -v lo="$2" -v hi="$3" '
+                function flush() { if (line != "") print "DP-QEMU: LOG tier ktrace: " line; line = "" }
+                /damon_aggregated:|damos_before_apply:/ {
+                        for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) t = substr($i, 1, length($i) - 1) - from
+                        if (t < 0 || t > span) next
+                        for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+-[0-9]+:$/) break
+                        split(substr($i, 1, length($i) - 1), a, "-")
+                        if (a[2] <= lo || a[1] >= hi) next
+                        kind = $0
+                        sub(/.*scheme_idx=/, "", kind)
+                        sub(/ .*/, "", kind)
+                        kind = /damon_aggregated:/ ? "regions" : "apply " kind
+                        if (kind == "regions" && $(i + 1) == 0) next
+                        key = sprintf("%.2f %s", t, kind)
+                        if (key != last) { flush(); line = key ":"; last = key }
+                        line = line sprintf(" %.1f-%.1f:%d/%d", a[1] / 1048576, a[2] / 1048576, $(i + 1), $(i + 2))
+                }
+                END { flush() }' "$KTRACE/trace" | head -n "${DP_TIER_KTRACE_LINES:-120}"
+        : > "$KTRACE/trace"
 }
 
 # tier_scheme DIR ACTION NID NR_MIN NR_MAX AGE_MIN QUOTA_BYTES
@@ -305,6 +354,8 @@ tier_arm() {
         fi
         numab0=$(vmstat numa_pages_migrated)
         [ -n "${DP_TIER_TRACE:-}" ] && info "$arm: the use starts at $(cut -d' ' -f1 /proc/uptime) s of uptime"
+        ktrace_start
+        use_start=$(cut -d' ' -f1 /proc/uptime)
         kill -USR1 "$wl_job"
         # The daemon's sample rate halfway: the workload's 200 a second and
         # whatever else faults (the guest's own scripts: keep them quiet).
@@ -336,10 +387,11 @@ tier_arm() {
         if [ -n "${DP_TIER_TRACE:-}" ]; then
                 sed "s/^/DP-QEMU: LOG tier $arm: /" "$out.err"
                 daemon_arm && grep -v 'debug' "$daemon_log" | head -n 40 | show_log daemon
-                daemon_arm && grep -E 'DAMON commit at|hot filters|DAMON pass early' "$daemon_log" | head -n 40 | show_log daemon
+                daemon_arm && grep -E 'DAMON commit at|hot filters|DAMON pass early|DAMON hint at' "$daemon_log" | head -n 60 | show_log daemon
                 grep 'System RAM' /proc/iomem | sed "s/^/DP-QEMU: LOG tier iomem: /"
                 grep '^TIER-AT ' "$out" | head -n 30 | sed "s/^/DP-QEMU: LOG tier $arm: /"
         fi
+        ktrace_show "$use_start"
         damon_ran=$(kdamond_ran && echo 1 || echo 0)
         if [ "$arm" = numab ]; then
                 # No DAMON: what counts is that NUMA balancing was on.
