@@ -392,6 +392,78 @@ START_TEST(test_merge_adds_missing_boundaries) {
 }
 END_TEST
 
+#define MIB (UINT64_C(1) << 20)
+
+/* A layout of a cold region, a hot one and a cold one, and hot filter
+ * ranges over part of each: every range is cut at the MiB multiples inside
+ * an area, and nowhere else; the layout's own edges stay. */
+START_TEST(test_grid_cuts_cells_inside_areas) {
+        const struct dp_range layout[] = { { 0, 10 * MIB }, { 10 * MIB, 12 * MIB + MIB / 2 },
+                                           { 12 * MIB + MIB / 2, 40 * MIB } };
+        const struct dp_range areas[] = { { 8 * MIB + 4096, 14 * MIB }, { 30 * MIB, 31 * MIB } };
+        const struct dp_range expect[] = {
+                { 0, 9 * MIB }, { 9 * MIB, 10 * MIB },                                  /* 9 inside the area */
+                { 10 * MIB, 11 * MIB }, { 11 * MIB, 12 * MIB }, { 12 * MIB, 12 * MIB + MIB / 2 },
+                { 12 * MIB + MIB / 2, 13 * MIB }, { 13 * MIB, 40 * MIB },             /* 14: the area's end */
+        };
+        struct dp_range out[16];
+        size_t n = 0;
+
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 3, areas, 2, MIB, 16, out, &n), 0);
+        ck_assert_uint_eq(n, DP_ARRAY_SIZE(expect));
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_uint_eq(out[i].start, expect[i].start);
+                ck_assert_uint_eq(out[i].end, expect[i].end);
+        }
+        /* No area: the layout as it is. */
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 3, NULL, 0, MIB, 16, out, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(out[1].end, 12 * MIB + MIB / 2);
+}
+END_TEST
+
+/* Cells that would not fit the budget widen by powers of two until they
+ * do; a layout that needs no cut fits as it is; one over the budget, or a
+ * cell that is no power of two, is refused. */
+START_TEST(test_grid_widens_cells_to_fit) {
+        const struct dp_range layout[] = { { 0, 64 * MIB } };
+        const struct dp_range areas[] = { { 0, 64 * MIB } };
+        const struct dp_range two[] = { { 0, MIB }, { MIB, 2 * MIB } };
+        struct dp_range out[16];
+        size_t n = 0;
+
+        /* 1 MiB cells would make 64; 8 MiB cells make 8. */
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 1, areas, 1, MIB, 10, out, &n), 0);
+        ck_assert_uint_eq(n, 8);
+        ck_assert_uint_eq(out[0].end, 8 * MIB);
+        ck_assert_uint_eq(out[7].start, 56 * MIB);
+        ck_assert_uint_eq(out[7].end, 64 * MIB);
+        /* Room for one range only: no cut fits, the layout does. */
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 1, areas, 1, MIB, 1, out, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(out[0].end, 64 * MIB);
+        ck_assert_int_eq(dp_damon_hints_grid(two, 2, areas, 1, MIB, 1, out, &n), -E2BIG);
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 1, areas, 1, 3 * MIB, 16, out, &n), -EINVAL);
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 1, areas, 1, 0, 16, out, &n), -EINVAL);
+        /* Unsorted areas. */
+        const struct dp_range unsorted[] = { { 8 * MIB, 9 * MIB }, { 0, MIB } };
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 1, unsorted, 2, MIB, 16, out, &n), -EINVAL);
+}
+END_TEST
+
+/* Near the top of the address space, no multiple of the cell wraps past it. */
+START_TEST(test_grid_at_the_top_of_the_space) {
+        const struct dp_range layout[] = { { UINT64_MAX - 3 * MIB, UINT64_MAX } };
+        struct dp_range out[8];
+        size_t n = 0;
+
+        ck_assert_int_eq(dp_damon_hints_grid(layout, 1, layout, 1, MIB, 8, out, &n), 0);
+        ck_assert_uint_eq(n, 4);
+        ck_assert_uint_eq(out[3].end, UINT64_MAX);
+        ck_assert_uint_eq(out[3].start, UINT64_MAX - MIB + 1);
+}
+END_TEST
+
 /* A small hot window in a large span the process touched once: the touched
  * granules still weigh something, but far less than the window's; the
  * window alone is hot. */
@@ -543,6 +615,9 @@ static Suite *damon_hints_suite(void) {
         tcase_add_test(tc, test_vaddr_cover);
         tcase_add_test(tc, test_granules_layout_within_cover);
         tcase_add_test(tc, test_merge_adds_missing_boundaries);
+        tcase_add_test(tc, test_grid_cuts_cells_inside_areas);
+        tcase_add_test(tc, test_grid_widens_cells_to_fit);
+        tcase_add_test(tc, test_grid_at_the_top_of_the_space);
         tcase_add_test(tc, test_granules_small_window_in_touched_span);
         tcase_add_test(tc, test_granules_far_from_known);
         tcase_add_test(tc, test_target_agreement);

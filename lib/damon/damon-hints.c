@@ -430,6 +430,60 @@ int dp_damon_hints_from_granules(const struct dp_snapshot_granule *g, size_t n, 
         return lay_out(ranges, k, within, nc, max_out, out, ret_n);
 }
 
+/* The cells grow no wider than this: past it a cut would not help DAMON. */
+#define GRID_CELL_MAX (UINT64_C(1) << 40)
+
+/* How many cuts at multiples of @cell (0: none) lie strictly inside both
+ * [@s, @e) and one of the @na @areas; with @out, the pieces of [@s, @e)
+ * appended at *@o (room checked by the caller's count). */
+static size_t cut_cells(uint64_t s, uint64_t e, const struct dp_range *areas, size_t na, uint64_t cell,
+                        struct dp_range *out, size_t *o) {
+        uint64_t from = s;
+        size_t cuts = 0;
+
+        for (size_t a = 0; cell > 0 && a < na && areas[a].start < e; a++) {
+                uint64_t lo = DP_MAX(areas[a].start, s), hi = DP_MIN(areas[a].end, e);
+
+                /* at > lo: no multiple wrapped past the top of the space. */
+                for (uint64_t at = lo - lo % cell + cell; at > lo && at < hi; at += cell) {
+                        if (out)
+                                out[(*o)++] = (struct dp_range) { from, at };
+                        from = at;
+                        cuts++;
+                }
+        }
+        if (out)
+                out[(*o)++] = (struct dp_range) { from, e };
+        return cuts;
+}
+
+int dp_damon_hints_grid(const struct dp_range *layout, size_t n, const struct dp_range *areas, size_t na,
+                        uint64_t min_cell, size_t max_out, struct dp_range *out, size_t *ret_n) {
+        uint64_t cell;
+        size_t o = 0;
+
+        if (!layout || n == 0 || (na > 0 && !areas) || min_cell == 0 || (min_cell & (min_cell - 1)) ||
+            min_cell > GRID_CELL_MAX || !out || !ret_n || !dp_ranges_are_sorted_disjoint(layout, n) ||
+            !dp_ranges_are_sorted_disjoint(areas, na))
+                return -EINVAL;
+        if (n > max_out)
+                return -E2BIG;
+        for (cell = min_cell; cell <= GRID_CELL_MAX; cell *= 2) {
+                size_t total = n;
+
+                for (size_t i = 0; i < n && total <= max_out; i++)
+                        total += cut_cells(layout[i].start, layout[i].end, areas, na, cell, NULL, NULL);
+                if (total <= max_out)
+                        break;
+        }
+        if (cell > GRID_CELL_MAX)
+                cell = 0;       /* the layout as it is */
+        for (size_t i = 0; i < n; i++)
+                (void) cut_cells(layout[i].start, layout[i].end, areas, na, cell, out, &o);
+        *ret_n = o;
+        return 0;
+}
+
 int dp_damon_vaddr_cover(const struct dp_snapshot_region *regions, size_t n, struct dp_range out[static 3],
                          size_t *ret_n) {
         _cleanup_free_ struct dp_range *spans = NULL;

@@ -133,6 +133,19 @@ int dp_damon_hints_merge(const struct dp_range *damon, size_t nd, const struct d
                          uint64_t tolerance, size_t max_out, struct dp_range *out, size_t *ret_n,
                          size_t *ret_added);
 
+/*
+ * The @n-range layout @layout (sorted, disjoint) with every range cut into
+ * cells where it lies inside one of the @na @areas (sorted, disjoint): at
+ * each multiple of @cell strictly inside both, so that DAMON counts the
+ * accesses of each cell apart and finds the hot ones within an aggregation
+ * instead of splitting a wide region at random until it does.  The cell is
+ * the smallest power of two from @min_cell up that keeps the result within
+ * @max_out ranges.  @out needs room for @max_out.  -EINVAL for bad
+ * arguments, -E2BIG when even the layout alone does not fit.
+ */
+int dp_damon_hints_grid(const struct dp_range *layout, size_t n, const struct dp_range *areas, size_t na,
+                        uint64_t min_cell, size_t max_out, struct dp_range *out, size_t *ret_n);
+
 /* How DAMON's regions of @pid among @rows (a read-back, as
  * dp_damon_view_build() joins it) agree with the ranges that @t's granules
  * in @snap call hot (dp_damon_sampled_hot() with @max_gap): what
