@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config-scheme.h"
 #include "damon-node.h"
 #include "damon-thread-internal.h"
 #include "log.h"
@@ -92,9 +93,9 @@ static int target_cover(const struct damon_thread *d, const struct dp_snapshot_t
         return dp_damon_vaddr_cover(&d->snap.regions[t->first_region], t->nr_regions, cover, ret_n);
 }
 
-/* While the hot filters change (this pass wrote them), the hint cuts their
- * ranges into cells of at least this much: the schemes act only there, and
- * DAMON, whose regions over a node's idle memory are tens of MiB wide,
+/* While the hot filters change (this pass wrote them) and some scheme acts
+ * only inside them, the hint cuts their ranges into cells of at least this
+ * much: that scheme acts only there, and DAMON, whose regions over a node's idle memory are tens of MiB wide,
  * counts each cell apart within an aggregation instead of splitting at
  * random for seconds until a region fits the hot pages.  Traced in the
  * tiering guest: the hot runs of 4-12 MiB lay in regions of 40-100 MiB,
@@ -110,7 +111,9 @@ static int grid_over_hot_filters(const struct damon_thread *d, struct dp_range *
         size_t n;
         int r;
 
-        if (!d->filters_pending || d->nr_hot == 0)
+        /* A scheme that only spares the hot ranges (pageout's reject=hot)
+         * gains nothing from a finer count inside them. */
+        if (!d->filters_pending || d->nr_hot == 0 || !dp_config_acts_inside_hot(&d->config))
                 return 0;
         cells = calloc(budget / 2 ?: 1, sizeof(*cells));
         if (!cells)

@@ -298,6 +298,12 @@ START_TEST(test_predicates) {
         c.damon_schemes[c.damon_n_schemes++] = parse_ok("stat goal=hot_fraction:100 reject=hot");
         ck_assert(dp_config_has_hot_filters(&c));
         ck_assert(dp_config_feeds_hot_fraction(&c));
+        /* Only outside the hot ranges so far; inside with reject=!hot or allow=hot. */
+        ck_assert(!dp_config_acts_inside_hot(&c));
+        c.damon_schemes[c.damon_n_schemes++] = parse_ok("migrate_hot target_nid=0 reject=!hot");
+        ck_assert(dp_config_acts_inside_hot(&c));
+        c.damon_schemes[c.damon_n_schemes - 1] = parse_ok("lru_prio allow=hot");
+        ck_assert(dp_config_acts_inside_hot(&c));
         c.damon_n_schemes = 0;
         c.damon_goal = DP_DAMON_GOAL_HOT_FRACTION;
         ck_assert(dp_config_feeds_hot_fraction(&c));

@@ -639,6 +639,16 @@ bool dp_config_has_hot_filters(const struct dp_config *c) {
         return false;
 }
 
+bool dp_config_acts_inside_hot(const struct dp_config *c) {
+        for (size_t i = 0; i < c->damon_n_schemes; i++) {
+                const struct dp_scheme_filter *f = dp_scheme_hot_filter(&c->damon_schemes[i]);
+
+                if (f && f->allow == f->matching)
+                        return true;
+        }
+        return false;
+}
+
 bool dp_config_feeds_hot_fraction(const struct dp_config *c) {
         if (c->damon_goal != DP_DAMON_GOAL_NONE)
                 return true;

@@ -51,6 +51,9 @@ int dp_config_check_schemes(const struct dp_config *c, char *why, size_t size);
 
 /* Whether some scheme has a hot filter, for the daemon to keep up to date. */
 bool dp_config_has_hot_filters(const struct dp_config *c);
+/* Whether some scheme acts only inside the hot ranges (allow=hot,
+ * reject=!hot), not only outside them (reject=hot). */
+bool dp_config_acts_inside_hot(const struct dp_config *c);
 /* Whether a user_input goal wants the hot fraction: QuotaGoal=, or a
  * scheme's goal=hot_fraction. */
 bool dp_config_feeds_hot_fraction(const struct dp_config *c);
