@@ -95,25 +95,29 @@ static int target_cover(const struct damon_thread *d, const struct dp_snapshot_t
 
 /* While the hot filters change (this pass wrote them) and some scheme acts
  * only inside them, the hint cuts their ranges into cells of at least this
- * much: that scheme acts only there, and DAMON, whose regions over a node's idle memory are tens of MiB wide,
- * counts each cell apart within an aggregation instead of splitting at
- * random for seconds until a region fits the hot pages.  Traced in the
- * tiering guest: the hot runs of 4-12 MiB lay in regions of 40-100 MiB,
- * and migrate_hot waited up to 2 s for DAMON to part them.  A cell a hot
- * run's edge cuts moves its cold part with it: half a MiB at most. */
+ * much: that scheme acts only there, and DAMON, whose regions over a node's
+ * idle memory are tens of MiB wide, counts each cell apart within an
+ * aggregation instead of splitting at random for seconds until a region
+ * fits the hot pages.  Traced in the tiering guest: the hot runs of 4-12
+ * MiB lay in regions of 40-100 MiB, and migrate_hot waited up to 2 s for
+ * DAMON to part them.  A cell a hot run's edge cuts moves its cold part
+ * with it: half a MiB at most. */
 #define HINT_GRID_CELL (512 * 1024)
 
-/* The hint @ranges (@nr of them, room for @budget) cut into cells over the
- * hot filters' ranges, within half the budget (DAMON's own boundaries are
- * merged in after); as they were when that cannot fit. */
-static int grid_over_hot_filters(const struct damon_thread *d, struct dp_range *ranges, size_t *nr, size_t budget) {
+/* The hint @ranges of @pid (@nr of them, room for @budget) cut into cells
+ * over the hot filters' ranges, within half the budget (DAMON's own
+ * boundaries are merged in after); as they were when that cannot fit. */
+static int grid_over_hot_filters(const struct damon_thread *d, uint32_t pid, struct dp_range *ranges, size_t *nr,
+                                 size_t budget) {
         _cleanup_free_ struct dp_range *cells = NULL;
         size_t n;
         int r;
 
         /* A scheme that only spares the hot ranges (pageout's reject=hot)
-         * gains nothing from a finer count inside them. */
-        if (!d->filters_pending || d->nr_hot == 0 || !dp_config_acts_inside_hot(&d->config))
+         * gains nothing from a finer count inside them; and the ranges are
+         * in their own target's address space. */
+        if (!d->filters_pending || d->nr_hot == 0 || !dp_config_acts_inside_hot(&d->config) ||
+            pid != d->held_target)
                 return 0;
         cells = calloc(budget / 2 ?: 1, sizeof(*cells));
         if (!cells)
@@ -158,7 +162,7 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
                                                  d->snap.max_nr_accesses, budget, h->ranges[k], &nr);
                 /* The hot filters are one target's (the configuration allows no more). */
                 if (r == 0 && n == 1)
-                        r = grid_over_hot_filters(d, h->ranges[k], &nr, budget);
+                        r = grid_over_hot_filters(d, pids[i], h->ranges[k], &nr, budget);
                 if (r < 0)
                         return r;
                 for (size_t j = 0; j < nr; j++)

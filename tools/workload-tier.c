@@ -208,7 +208,7 @@ static void print_runs(const struct tier_workload *w, const uint64_t *frames, si
                 start = i;
                 shown++;
         }
-        fprintf(stderr, "workload: physical: hot runs (MiB):%s%s\n", text, shown == RUNS_SHOWN ? " ..." : "");
+        fprintf(stderr, "workload: physical: hot runs (MiB):%s%s\n", text, start < n ? " ..." : "");
 }
 
 /* How the hot pages lie among the cold ones: in how many runs of adjacent
