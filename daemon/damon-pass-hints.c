@@ -160,8 +160,7 @@ static int build_hints(struct damon_thread *d, const uint32_t *pids, size_t n, s
                 if (r == -ENODATA)
                         r = dp_damon_hints_build(&d->snap.regions[t->first_region], t->nr_regions,
                                                  d->snap.max_nr_accesses, budget, h->ranges[k], &nr);
-                /* The hot filters are one target's (the configuration allows no more). */
-                if (r == 0 && n == 1)
+                if (r == 0)
                         r = grid_over_hot_filters(d, pids[i], h->ranges[k], &nr, budget);
                 if (r < 0)
                         return r;

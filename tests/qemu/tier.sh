@@ -184,7 +184,10 @@ KTRACE=/sys/kernel/tracing
 # the clock /proc/uptime reads.
 ktrace_start() {
         [ "${DP_TIER_KTRACE:-0}" = 1 ] || return 0
-        [ -d "$KTRACE/events/damon" ] || mount -t tracefs nodev "$KTRACE" 2>/dev/null || return 0
+        if ! [ -d "$KTRACE/events/damon" ] && ! mount -t tracefs nodev "$KTRACE" 2>/dev/null; then
+                info "DP_TIER_KTRACE: no tracefs at $KTRACE, so no DAMON trace"
+                return 0
+        fi
         write_file 0 "$KTRACE/tracing_on" &&
         write_file boot "$KTRACE/trace_clock" &&
         write_file 8192 "$KTRACE/buffer_size_kb" &&
@@ -211,11 +214,16 @@ ktrace_show() {
                         for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+-[0-9]+:$/) break
                         split(substr($i, 1, length($i) - 1), a, "-")
                         if (a[2] <= lo || a[1] >= hi) next
-                        kind = $0
-                        sub(/.*scheme_idx=/, "", kind)
-                        sub(/ .*/, "", kind)
-                        kind = /damon_aggregated:/ ? "regions" : "apply " kind
-                        if (kind == "regions" && $(i + 1) == 0) next
+                        if (/damon_aggregated:/) {
+                                if ($(i + 1) == 0)
+                                        next
+                                kind = "regions"
+                        } else {
+                                kind = $0
+                                sub(/.*scheme_idx=/, "", kind)
+                                sub(/ .*/, "", kind)
+                                kind = "apply " kind
+                        }
                         key = sprintf("%.2f %s", t, kind)
                         if (key != last) { flush(); line = key ":"; last = key }
                         line = line sprintf(" %.1f-%.1f:%d/%d", a[1] / 1048576, a[2] / 1048576, $(i + 1), $(i + 2))
